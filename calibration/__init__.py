@@ -1,0 +1,1 @@
+"""Teaching the reader a table, a light and a tile set: colour prototypes, geometry, camera settings."""

@@ -1,0 +1,1 @@
+"""Following a live game: turn detection from frames, the game service, persistence."""

@@ -1,0 +1,1 @@
+"""The scoreboard web app (Flask): app factory, one blueprint per area."""
