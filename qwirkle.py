@@ -56,7 +56,7 @@ def rules_context(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from table import check_board, score, violations
+    from table import check, check_board
     from table.codec import board_from_json, check_to_json, placement_from_json
     from table.lines import describe
 
@@ -64,8 +64,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     board = board_from_json(load_json(args.board), where=args.board, tileset=tiles)
     check_board(board, tileset=tiles, layout=layout)
     placement = placement_from_json(load_json(args.placement), where=args.placement, tileset=tiles)
-    found = violations(board, placement, tileset=tiles, layout=layout)
-    points = None if found else score(board, placement, layout=layout)
+    found, points = check(board, placement, tileset=tiles, layout=layout)
     data = check_to_json(found, points)
     if points is None:
         text = "illegal:\n" + "\n".join(f"  - {v.message} [{v.rule}]" for v in found)
@@ -96,6 +95,42 @@ def cmd_spots(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from vision.frames import SourceError
+    from web import create_app
+    from web.server import Server, open_service, public_url, terminal_qr
+
+    _, layout = rules_context(args) if args.variant or args.layout else (None, None)
+    try:
+        service = open_service(args.source, store=args.store, variant=args.variant, layout=layout)
+    except SourceError as err:
+        raise CommandError(str(err)) from None
+    config: dict[str, Any] = {"PUBLIC_URL": None}
+    if args.pin:
+        config["PIN"] = args.pin
+    try:
+        app = create_app(service, config)
+        server = Server(app, host=args.host, port=args.port)
+    except ValueError as err:
+        service.close()
+        raise CommandError(str(err)) from None
+    except OSError as err:
+        service.close()
+        raise CommandError(f"cannot listen on {args.host}:{args.port} ({err.strerror or err})") from None
+    url = public_url(args.host, server.port)
+    app.config["PUBLIC_URL"] = url
+    print(terminal_qr(url), end="")
+    print(f"Scoreboard: {url}   (PIN for changes: {app.extensions['qwirkle'].pin})", flush=True)
+    service.start()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.close()
+    return 0
+
+
 def _add_rules_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
@@ -121,6 +156,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tile", required=True, metavar="COLOUR:SHAPE")
     _add_rules_options(p)
     p.set_defaults(handler=cmd_spots)
+
+    p = sub.add_parser("serve", help="the live scoreboard for phones, following the table through a camera")
+    p.add_argument("--source", metavar="SPEC", help="picamera2, opencv:INDEX_OR_URL, dir:PATH or demo")
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument(
+        "--store", metavar="GAMES.sqlite3", help="where games are kept (default: ~/.local/share/qwirkle)"
+    )
+    p.add_argument("--pin", help="the table's PIN for changes, 4 to 8 digits (default: a random one)")
+    p.add_argument(
+        "--variant",
+        choices=["classic", "colour-blind", "herkle", "cubes", "connect"],
+        help="the edition of new games (default: classic)",
+    )
+    p.add_argument("--layout", metavar="L.json", help="a printed board's layout (Qwirkle Connect)")
+    p.set_defaults(handler=cmd_serve)
 
     return parser
 

@@ -17,7 +17,7 @@ from table.errors import (
 from table.game import Game, Turn
 from table.hints import Play, best_play, first_player, largest_group, legal_plays, spots
 from table.layout import Layout, connect_layout
-from table.rules import Rule, Violation, board_violations, check_board, is_legal, violations
+from table.rules import Rule, Violation, board_violations, check, check_board, is_legal, violations
 from table.scoring import Score, ScoredLine, score
 from table.tiles import TILESETS, VARIANTS, Tile, TileSet, tileset
 
@@ -47,6 +47,7 @@ __all__ = [
     "Violation",
     "best_play",
     "board_violations",
+    "check",
     "check_board",
     "connect_layout",
     "first_player",

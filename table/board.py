@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from table.errors import BoardFormatError, TileError
 from table.tiles import Tile
@@ -29,9 +29,8 @@ Cell = tuple[int, int]
 NEIGHBOURS: tuple[Cell, ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class PlacedTile:
-    """A tile at a cell."""
+class PlacedTile(NamedTuple):
+    """A tile at a cell. Immutable, hashable, ordered by row, then column."""
 
     row: int
     col: int

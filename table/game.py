@@ -19,7 +19,7 @@ from typing import Any
 
 from table.board import Board, PlacedTile
 from table.codec import board_to_json, layout_from_json, layout_to_json
-from table.errors import BoardFormatError, GameError, IllegalPlacementError
+from table.errors import BoardFormatError, GameError, IllegalPlacementError, QwirkleError
 from table.layout import Layout, connect_layout
 from table.moves import Adjust, Finish, Move, Pass, Play, Reroll, Trade, move_from_json, move_to_json
 from table.rules import Violation, violations
@@ -209,7 +209,7 @@ class Game:
         try:
             for move in moves:
                 self._apply(move)
-        except GameError:
+        except QwirkleError:
             self._reset()
             for move in old:
                 self._apply(move)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -42,8 +43,9 @@ class Layout:
         return self.bonus.get(cell, 0)
 
 
+@cache
 def connect_layout() -> Layout:
-    """The standard Qwirkle Connect board shipped with the package."""
+    """The standard Qwirkle Connect board shipped with the package (read once)."""
     from table.codec import layout_from_json
 
     text = resources.files("table").joinpath("layouts/connect.json").read_text(encoding="utf-8")

@@ -26,13 +26,40 @@ def line_through(tiles: Mapping[Cell, Tile], cell: Cell, axis: Cell) -> tuple[Ce
     """
     dr, dc = axis
     r, c = cell
-    start = 0
-    while (r - (start + 1) * dr, c - (start + 1) * dc) in tiles:
-        start += 1
-    end = 0
-    while (r + (end + 1) * dr, c + (end + 1) * dc) in tiles:
-        end += 1
-    return tuple((r + k * dr, c + k * dc) for k in range(-start, end + 1))
+    before: list[Cell] = []
+    at = (r - dr, c - dc)
+    while at in tiles:
+        before.append(at)
+        at = (at[0] - dr, at[1] - dc)
+    after: list[Cell] = []
+    at = (r + dr, c + dc)
+    while at in tiles:
+        after.append(at)
+        at = (at[0] + dr, at[1] + dc)
+    if not before and not after:
+        return (cell,)
+    before.reverse()
+    before.append(cell)
+    before.extend(after)
+    return tuple(before)
+
+
+def lines_through(tiles: Mapping[Cell, Tile], cells: Sequence[Cell]) -> list[tuple[Cell, ...]]:
+    """Every distinct line of two or more tiles through any of ``cells`` (tiles already in ``tiles``).
+
+    When the cells share a row or a column, that shared line comes first, then the crossing lines in the
+    order of ``cells``; this is the order in which lines are reported and scored.
+    """
+    axes = AXES
+    if len(cells) > 1:
+        axes = (ROW, COL) if cells[0][0] == cells[1][0] else (COL, ROW)
+    found: list[tuple[Cell, ...]] = []
+    for axis in axes:
+        for cell in cells:
+            line = line_through(tiles, cell, axis)
+            if len(line) > 1 and line not in found:
+                found.append(line)
+    return found
 
 
 def line_ok(line: Sequence[Tile]) -> bool:

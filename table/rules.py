@@ -8,14 +8,16 @@ impossible (a reading that no legal game could have produced).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from table.board import NEIGHBOURS, Board, Cell, PlacedTile
 from table.errors import ImpossibleBoardError
 from table.layout import Layout
-from table.lines import AXES, MAX_LINE, cell_text, describe, line_through
+from table.lines import AXES, MAX_LINE, cell_text, describe, line_ok, line_through, lines_through
+from table.scoring import Score, score_lines
 from table.tiles import CLASSIC, Tile, TileSet
 
 
@@ -56,16 +58,27 @@ def violations(
 
     The board is taken as it is (see :func:`board_violations` to judge the board itself).
     """
-    placed = tuple(placement)
+    return check(board, placement, tileset=tileset, layout=layout)[0]
+
+
+def check(
+    board: Board,
+    placement: Iterable[PlacedTile],
+    *,
+    tileset: TileSet = CLASSIC,
+    layout: Layout | None = None,
+) -> tuple[tuple[Violation, ...], Score | None]:
+    """The violations of ``placement`` and, when there are none, its score, in one pass over the lines."""
+    placed = sorted(placement)
     if not placed:
-        return (Violation(Rule.EMPTY, (), "the placement has no tiles"),)
+        return (Violation(Rule.EMPTY, (), "the placement has no tiles"),), None
     found: list[Violation] = []
     tiles = board._tiles  # read-only use of the board's dict: this is the hot path of every check
     merged = dict(tiles)
-    landed: list[PlacedTile] = []
+    landed: list[Cell] = []
     seen: dict[Cell, Tile] = {}
     for p in placed:
-        cell, tile = p.cell, p.tile
+        cell, tile = (p.row, p.col), p.tile
         if not tileset.has(tile):
             found.append(
                 Violation(
@@ -73,13 +86,7 @@ def violations(
                 )
             )
         if layout is not None and not layout.contains(cell):
-            found.append(
-                Violation(
-                    Rule.OFF_BOARD,
-                    (cell,),
-                    f"{tile} at {cell_text(cell)} is off the {layout.rows}×{layout.cols} board",
-                )
-            )
+            found.append(_off_board(cell, tile, layout))
         if cell in seen:
             found.append(
                 Violation(
@@ -100,70 +107,52 @@ def violations(
             )
             continue
         merged[cell] = tile
-        landed.append(p)
+        landed.append(cell)
 
-    cells = list(seen)
-    rows = {r for r, _ in cells}
-    cols = {c for _, c in cells}
-    axis: Cell | None = None
+    cells = sorted(seen)
     if len(cells) > 1:
-        if len(rows) == 1:
-            axis = (0, 1)
-        elif len(cols) == 1:
-            axis = (1, 0)
-        else:
-            found.append(
-                Violation(
-                    Rule.NOT_ONE_LINE,
-                    tuple(sorted(cells)),
-                    "the placed tiles are not in one row or one column: "
-                    + ", ".join(map(cell_text, sorted(cells))),
-                )
-            )
-    if axis is not None:
-        ordered = sorted(cells)
-        first, last = ordered[0], ordered[-1]
-        dr, dc = axis
-        span = max(last[0] - first[0], last[1] - first[1])
-        holes = [
-            (first[0] + k * dr, first[1] + k * dc)
-            for k in range(span + 1)
-            if (first[0] + k * dr, first[1] + k * dc) not in merged
-        ]
-        if holes:
-            found.append(
-                Violation(
-                    Rule.GAP,
-                    tuple(holes),
-                    f"the placed tiles leave a gap at {', '.join(map(cell_text, holes))}",
-                )
-            )
-
-    if (
-        tiles
-        and landed
-        and not any(
-            (r + dr, c + dc) in tiles for p in landed for (r, c) in (p.cell,) for dr, dc in NEIGHBOURS
-        )
-    ):
+        found.extend(_shape_violations(cells, merged))
+    if tiles and landed and not any((r + dr, c + dc) in tiles for r, c in landed for dr, dc in NEIGHBOURS):
         found.append(
-            Violation(
-                Rule.NOT_CONNECTED,
-                tuple(p.cell for p in landed),
-                "no placed tile touches a tile already on the table",
-            )
+            Violation(Rule.NOT_CONNECTED, tuple(landed), "no placed tile touches a tile already on the table")
         )
+    lines = lines_through(merged, landed)
+    for line in lines:
+        row = [merged[c] for c in line]
+        if not line_ok(row):
+            found.extend(line_violations(row, line))
+    found.extend(_copy_violations(board, [(c, merged[c]) for c in landed], tileset))
+    if found:
+        return tuple(found), None
+    return (), score_lines(merged, landed, lines, layout=layout)
 
-    checked: set[tuple[Cell, ...]] = set()
-    for p in landed:
-        for ax in AXES:
-            line = line_through(merged, p.cell, ax)
-            if len(line) > 1 and line not in checked:
-                checked.add(line)
-                found.extend(line_violations([merged[c] for c in line], line))
 
-    found.extend(_copy_violations(board, landed, tileset))
-    return tuple(found)
+def _shape_violations(cells: list[Cell], merged: dict[Cell, Tile]) -> list[Violation]:
+    """Not one line, or gaps in the one line (``cells`` sorted, two or more)."""
+    first, last = cells[0], cells[-1]
+    if first[0] == last[0]:
+        axis = (0, 1)
+    elif all(c[1] == first[1] for c in cells):
+        axis = (1, 0)
+    else:
+        return [
+            Violation(
+                Rule.NOT_ONE_LINE,
+                tuple(cells),
+                "the placed tiles are not in one row or one column: " + ", ".join(map(cell_text, cells)),
+            )
+        ]
+    dr, dc = axis
+    span = max(last[0] - first[0], last[1] - first[1])
+    holes = [(first[0] + k * dr, first[1] + k * dc) for k in range(span + 1)]
+    holes = [h for h in holes if h not in merged]
+    if not holes:
+        return []
+    return [
+        Violation(
+            Rule.GAP, tuple(holes), f"the placed tiles leave a gap at {', '.join(map(cell_text, holes))}"
+        )
+    ]
 
 
 def is_legal(
@@ -210,29 +199,32 @@ def line_violations(line: list[Tile], cells: tuple[Cell, ...]) -> list[Violation
     return found
 
 
-def _copy_violations(board: Board, landed: list[PlacedTile], tileset: TileSet) -> list[Violation]:
+def _copy_violations(board: Board, landed: list[tuple[Cell, Tile]], tileset: TileSet) -> list[Violation]:
+    """More copies of a tile (or, for Cubes, more cubes of a colour) than the set has."""
     found: list[Violation] = []
-    if tileset.per_colour is not None:
-        added_colours = Counter(p.tile.colour for p in landed)
-        for colour, n in added_colours.items():
-            total = board.colour_counts[colour] + n
-            at = next(p for p in landed if p.tile.colour == colour)
-            why = tileset.limit_message(at.tile, total)
-            if why:
-                cells = tuple(p.cell for p in landed if p.tile.colour == colour)
-                found.append(
-                    Violation(Rule.TOO_MANY, cells, f"{colour} at {', '.join(map(cell_text, cells))}: {why}")
-                )
-        return found
-    added = Counter(p.tile for p in landed)
-    for tile, n in added.items():
-        why = tileset.limit_message(tile, board.counts[tile] + n)
+    per_colour = tileset.per_colour is not None
+
+    def key(tile: Tile) -> object:
+        return tile.colour if per_colour else tile
+
+    on_board: Mapping[Any, int] = board.colour_counts if per_colour else board.counts
+    added = Counter(key(t) for _, t in landed)
+    for kind, n in added.items():
+        example = next(t for _, t in landed if key(t) == kind)
+        why = tileset.limit_message(example, on_board[kind] + n)
         if why:
-            cells = tuple(p.cell for p in landed if p.tile == tile)
+            cells = tuple(c for c, t in landed if key(t) == kind)
+            what = example.colour if per_colour else str(example)
             found.append(
-                Violation(Rule.TOO_MANY, cells, f"{tile} at {', '.join(map(cell_text, cells))}: {why}")
+                Violation(Rule.TOO_MANY, cells, f"{what} at {', '.join(map(cell_text, cells))}: {why}")
             )
     return found
+
+
+def _off_board(cell: Cell, tile: Tile, layout: Layout) -> Violation:
+    return Violation(
+        Rule.OFF_BOARD, (cell,), f"{tile} at {cell_text(cell)} is off the {layout.rows}×{layout.cols} board"
+    )
 
 
 def _unknown(tile: Tile, tileset: TileSet) -> str:
@@ -256,13 +248,7 @@ def board_violations(
                 )
             )
         if layout is not None and not layout.contains((r, c)):
-            found.append(
-                Violation(
-                    Rule.OFF_BOARD,
-                    ((r, c),),
-                    f"{tile} at {cell_text((r, c))} is off the {layout.rows}×{layout.cols} board",
-                )
-            )
+            found.append(_off_board((r, c), tile, layout))
     seen: set[tuple[Cell, ...]] = set()
     for cell in sorted(tiles):
         for ax in AXES:
@@ -270,9 +256,7 @@ def board_violations(
             if len(line) > 1 and line not in seen:
                 seen.add(line)
                 found.extend(line_violations([tiles[c] for c in line], line))
-    found.extend(
-        _copy_violations(Board(), [PlacedTile(r, c, t) for (r, c), t in sorted(tiles.items())], tileset)
-    )
+    found.extend(_copy_violations(Board(), sorted(tiles.items()), tileset))
     if layout is None and tiles:
         groups = _groups(tiles)
         if len(groups) > 1:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from table.board import Board, Cell, PlacedTile
 from table.layout import Layout
-from table.lines import AXES, MAX_LINE, line_through
+from table.lines import MAX_LINE, lines_through
+from table.tiles import Tile
 
 QWIRKLE_BONUS = 6
 
@@ -57,21 +58,25 @@ def score(board: Board, placement: Iterable[PlacedTile], *, layout: Layout | Non
     placed = sorted(placement)
     merged = dict(board._tiles)
     for p in placed:
-        merged[p.cell] = p.tile
-    lines: list[ScoredLine] = []
-    seen: set[tuple[Cell, ...]] = set()
-    axes = AXES
-    if len(placed) > 1:
-        along = AXES[0] if placed[0].row == placed[-1].row else AXES[1]
-        axes = (along, AXES[1] if along == AXES[0] else AXES[0])
-    for ax in axes:
-        for p in placed:
-            line = line_through(merged, p.cell, ax)
-            if len(line) > 1 and line not in seen:
-                seen.add(line)
-                qwirkle = len(line) == MAX_LINE
-                lines.append(ScoredLine(line, len(line) + (QWIRKLE_BONUS if qwirkle else 0), qwirkle))
-    if not lines and len(placed) == 1:  # a lone tile on an empty table: a "line" of one, 1 point
-        lines.append(ScoredLine((placed[0].cell,), 1, False))
-    bonus = sum(layout.bonus_at(p.cell) for p in placed) if layout is not None else 0
+        merged[p.row, p.col] = p.tile
+    cells = [(p.row, p.col) for p in placed]
+    return score_lines(merged, cells, lines_through(merged, cells), layout=layout)
+
+
+def score_lines(
+    merged: dict[Cell, Tile],
+    cells: list[Cell],
+    lines_found: list[tuple[Cell, ...]],
+    *,
+    layout: Layout | None = None,
+) -> Score:
+    """The score of the tiles at ``cells`` (sorted), already placed in ``merged``, whose lines of two or
+    more are ``lines_found`` (from :func:`table.lines.lines_through`)."""
+    lines = [
+        ScoredLine(line, len(line) + (QWIRKLE_BONUS if len(line) == MAX_LINE else 0), len(line) == MAX_LINE)
+        for line in lines_found
+    ]
+    if not lines and len(cells) == 1:  # a lone tile on an empty table: a "line" of one, 1 point
+        lines.append(ScoredLine((cells[0],), 1, False))
+    bonus = sum(layout.bonus_at(c) for c in cells) if layout is not None else 0
     return Score(tuple(lines), bonus)

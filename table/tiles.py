@@ -13,13 +13,16 @@ colour whose shape is whatever face was rolled, and Qwirkle Connect swaps purple
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from table.errors import TileError, UnknownVariantError
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Tile:
-    """One tile: a colour and a shape (lower-case names)."""
+class Tile(NamedTuple):
+    """One tile: a colour and a shape (lower-case names). Immutable, hashable, ordered.
+
+    A named tuple rather than a dataclass: tiles are hashed millions of times by the move search.
+    """
 
     colour: str
     shape: str
@@ -141,7 +144,11 @@ class TileSet:
     def parse(self, text: str) -> Tile:
         """Read a tile as ``colour:shape`` or as its two-letter code, and check the set has it."""
         text = text.strip()
-        return self.check(Tile.parse(text) if ":" in text else Tile.from_code(text))
+        if ":" in text:
+            return self.check(Tile.parse(text))
+        if len(text) != 2:
+            raise TileError(f"tile {text!r}: expected colour:shape (e.g. red:circle) or a code like Ro")
+        return self.check(Tile.from_code(text))
 
     def limit_message(self, tile: Tile, count: int) -> str | None:
         """Why ``count`` tiles like ``tile`` cannot all be on the table, or None if they can.
