@@ -5,6 +5,10 @@ The companion cannot see hands, but it can count them: every player starts with 
 empty, who went out (+6, the game ends) and when the game is blocked (every player passed in a row with an
 empty bag: the game ends with no bonus).
 
+Qwirkle Cubes, as its rules (seed 004) list the actions of a turn: re-roll some cubes, add cubes to the
+grid, or draw (and roll) cubes back up to six. A play does not draw there; :class:`~table.moves.Draw` is
+its own turn, and there are no trades.
+
 Like ``chess.Board``, a :class:`Game` keeps a move stack: :meth:`Game.undo` pops a move onto the redo
 stack, :meth:`Game.redo` pushes it back, and :meth:`Game.amend` rewrites a past move and replays the rest.
 Checking is separate from applying: :meth:`Game.violations`, :meth:`Game.is_legal`, then :meth:`Game.play`.
@@ -21,7 +25,7 @@ from table.board import Board, PlacedTile
 from table.codec import board_to_json, layout_from_json, layout_to_json
 from table.errors import BoardFormatError, GameError, IllegalPlacementError, QwirkleError
 from table.layout import Layout, connect_layout
-from table.moves import Adjust, Finish, Move, Pass, Play, Reroll, Trade, move_from_json, move_to_json
+from table.moves import Adjust, Draw, Finish, Move, Pass, Play, Reroll, Trade, move_from_json, move_to_json
 from table.rules import Violation, violations
 from table.scoring import Score, score
 from table.tiles import TileSet, tileset
@@ -164,6 +168,10 @@ class Game:
     def reroll(self, count: int) -> Turn:
         return self.push(Reroll(count))
 
+    def draw(self) -> Turn:
+        """Qwirkle Cubes: draw back up to six cubes as the turn's action."""
+        return self.push(Draw())
+
     def pass_turn(self) -> Turn:
         return self.push(Pass())
 
@@ -234,12 +242,13 @@ class Game:
                     raise IllegalPlacementError(found)
                 points = score(self.board, tiles, layout=self.layout)
                 self.board = self.board.with_tiles(tiles)
-                drawn = min(len(tiles), self.bag)
+                # Cubes: drawing is an action of its own (Draw); the other editions draw after playing
+                drawn = 0 if self.tileset.rolled else min(len(tiles), self.bag)
                 self.bag -= drawn
                 hand = hand - len(tiles) + drawn
                 self.scores[side] += points.total
                 self._passes = 0
-                if hand == 0:
+                if hand == 0 and self.bag == 0:
                     out_bonus = GOING_OUT_BONUS
                     self.scores[side] += out_bonus
                     self.over, self.ending = True, f"{player} went out"
@@ -247,10 +256,24 @@ class Game:
                 word = "trade" if isinstance(move, Trade) else "re-roll"
                 if isinstance(move, Reroll) and not self.tileset.rolled:
                     raise GameError(f"{player}: re-rolling is a Qwirkle Cubes action, not {self.variant}")
+                if isinstance(move, Trade) and self.tileset.rolled:
+                    raise GameError(f"{player}: Qwirkle Cubes has no trades; re-roll instead")
                 if not 1 <= count <= hand:
                     raise GameError(f"{player}: can {word} 1 to {hand} tiles, not {count}")
                 if isinstance(move, Trade) and count > self.bag:
                     raise GameError(f"{player}: cannot trade {count} tiles, the bag holds only {self.bag}")
+                self._passes = 0
+            case Draw():
+                if not self.tileset.rolled:
+                    raise GameError(
+                        f"{player}: drawing is a Qwirkle Cubes action; {self.variant} draws after a play"
+                    )
+                drawn = min(self.tileset.hand_size - hand, self.bag)
+                if drawn <= 0:
+                    why = "the bag is empty" if not self.bag else f"the hand already holds {hand}"
+                    raise GameError(f"{player}: cannot draw, {why}")
+                self.bag -= drawn
+                hand += drawn
                 self._passes = 0
             case Pass():
                 if self.bag:
@@ -269,7 +292,7 @@ class Game:
         self.hands[self.to_move] = hand
         turn = Turn(len(self.history) + 1, player, side, move, points, out_bonus, self.bag, hand)
         self.history.append(turn)
-        if isinstance(move, Play | Trade | Reroll | Pass) and not self.over:
+        if isinstance(move, Play | Trade | Reroll | Draw | Pass) and not self.over:
             self.to_move = (self.to_move + 1) % len(self.players)
         return turn
 

@@ -46,6 +46,14 @@ class Reroll:
 
 
 @dataclass(frozen=True, slots=True)
+class Draw:
+    """Qwirkle Cubes: the turn's action is drawing (and rolling) cubes until the hand holds six again."""
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@dataclass(frozen=True, slots=True)
 class Pass:
     """No play possible and nothing left to draw."""
 
@@ -73,7 +81,7 @@ class Finish:
         return "finish"
 
 
-Move = Play | Trade | Reroll | Pass | Adjust | Finish
+Move = Play | Trade | Reroll | Draw | Pass | Adjust | Finish
 
 
 def move_to_json(move: Move) -> dict[str, Any]:
@@ -84,6 +92,8 @@ def move_to_json(move: Move) -> dict[str, Any]:
             return {"kind": "trade", "count": count}
         case Reroll(count):
             return {"kind": "reroll", "count": count}
+        case Draw():
+            return {"kind": "draw"}
         case Pass():
             return {"kind": "pass"}
         case Adjust(side, points, note):
@@ -104,6 +114,8 @@ def move_from_json(data: Any, *, where: str, tileset: TileSet | None = None) -> 
         if type(count) is not int:
             raise BoardFormatError(f"{where}: {kind} needs an integer count, got {count!r}")
         return Trade(count) if kind == "trade" else Reroll(count)
+    if kind == "draw":
+        return Draw()
     if kind == "pass":
         return Pass()
     if kind == "adjust":
@@ -113,4 +125,6 @@ def move_from_json(data: Any, *, where: str, tileset: TileSet | None = None) -> 
         return Adjust(side, points, note)
     if kind == "finish":
         return Finish()
-    raise BoardFormatError(f"{where}: unknown move kind {kind!r} (play, trade, reroll, pass, adjust, finish)")
+    raise BoardFormatError(
+        f"{where}: unknown move kind {kind!r} (play, trade, reroll, draw, pass, adjust, finish)"
+    )

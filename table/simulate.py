@@ -29,6 +29,8 @@ class Simulation:
         As for :class:`~table.game.Game`.
     greed : float
         Probability of playing the best move; otherwise a random legal play (0 gives varied boards).
+    trade_rate : float
+        Probability of trading (a random number of tiles) even when a play exists, while the bag lasts.
     """
 
     def __init__(
@@ -40,11 +42,13 @@ class Simulation:
         teams: Sequence[Sequence[str]] | None = None,
         layout: Layout | None = None,
         greed: float = 1.0,
+        trade_rate: float = 0.0,
     ) -> None:
         self.rng = random.Random(seed)
         self.game = Game(players, variant=variant, teams=teams, layout=layout)
         ts = self.game.tileset
         self.greed = greed
+        self.trade_rate = trade_rate
         if ts.per_colour is not None:
             bag = [Tile(c, ts.shapes[0]) for c in ts.colours for _ in range(ts.per_colour)]
         else:
@@ -76,6 +80,10 @@ class Simulation:
         hand = self.hands[seat]
         ts, layout = game.tileset, game.layout
         play = None
+        if ts.rolled and self.bag and len(hand) <= 3:
+            return self._draw_up(seat)
+        if self.bag and not ts.rolled and self.rng.random() < self.trade_rate:
+            return self._trade(seat, self.rng.randint(1, min(len(hand), len(self.bag))))
         if self.rng.random() < self.greed:
             best = best_play(game.board, hand, tileset=ts, layout=layout)
             play = best.placement if best else None
@@ -86,19 +94,32 @@ class Simulation:
             turn = game.play(play)
             for p in play:
                 hand.remove(p.tile)
-            hand.extend(self._draw(len(play)))
+            if not ts.rolled:
+                hand.extend(self._draw(len(play)))
             return turn
-        if ts.rolled:
+        if ts.rolled and self.bag and len(hand) < ts.hand_size:
+            return self._draw_up(seat)
+        if ts.rolled and (self.bag or self.rng.random() < 0.5):
             self.hands[seat] = [self._roll(t) for t in hand]
             return game.reroll(len(hand))
         if self.bag:
-            count = min(len(hand), len(self.bag))
-            back, keep = hand[:count], hand[count:]
-            self.hands[seat] = keep + self._draw(count)
-            self.bag.extend(back)
-            self.rng.shuffle(self.bag)
-            return game.trade(count)
+            return self._trade(seat, min(len(hand), len(self.bag)))
         return game.pass_turn()
+
+    def _draw_up(self, seat: int) -> Turn:
+        hand = self.hands[seat]
+        hand.extend(self._draw(self.game.tileset.hand_size - len(hand)))
+        return self.game.draw()
+
+    def _trade(self, seat: int, count: int) -> Turn:
+        hand = self.hands[seat]
+        back = self.rng.sample(hand, count)
+        for tile in back:
+            hand.remove(tile)
+        hand.extend(self._draw(count))
+        self.bag.extend(back)
+        self.rng.shuffle(self.bag)
+        return self.game.trade(count)
 
     def play_until(self, *, tiles: int | None = None, max_turns: int = 1000) -> Game:
         """Step until the board holds at least ``tiles`` tiles (or the game ends)."""

@@ -209,3 +209,29 @@ def test_state_view_for_the_scoreboard():
     assert state["turns"][0]["lines"] == [{"cells": [[0, 0], [0, 1]], "points": 2, "qwirkle": False}]
     assert state["players"][0] == {"name": "Ann", "side": "Ann", "hand": 6}
     assert Game.from_json(game.to_json()).turn_seconds == 60
+
+
+def test_cubes_draw_is_its_own_action_and_there_are_no_trades():
+    game = Game(["Ann", "Bob"], variant="cubes")
+    game.play(P("Ro@0,0 Rx@0,1"))
+    assert game.hands[0] == 4 and game.bag == 78  # no draw after a play
+    with pytest.raises(GameError, match="cannot draw, the hand already holds 6"):
+        game.draw()  # Bob's hand is full
+    game.reroll(3)
+    game.draw()
+    assert game.hands[0] == 6 and game.bag == 76
+    with pytest.raises(GameError, match="no trades; re-roll instead"):
+        game.trade(1)
+    with pytest.raises(GameError, match="drawing is a Qwirkle Cubes action"):
+        Game(["Ann", "Bob"]).draw()
+
+
+def test_cubes_going_out_needs_an_empty_bag():
+    game = Game(["Ann", "Bob"], variant="cubes")
+    game.hands[0] = 1
+    game.play(P("Ro@0,0"))
+    assert not game.over and game.hands[0] == 0  # cubes are left: Ann draws on a later turn
+    game.bag = 0
+    game.hands[1] = 1
+    game.play(P("Rx@0,1"))
+    assert game.over and game.history[-1].out_bonus == 6

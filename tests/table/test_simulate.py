@@ -27,3 +27,11 @@ def test_random_board_size():
     board = random_board(60, seed=9)
     assert len(board) >= 60
     assert not board_violations(board)
+
+
+def test_trades_keep_the_bag_and_hands_consistent():
+    sim = Simulation(4, trade_rate=0.3)
+    game = sim.play_until()
+    trades = [t for t in game.history if type(t.move).__name__ == "Trade"]
+    assert len(trades) > 3
+    assert game.over and game.hands == [len(h) for h in sim.hands]
