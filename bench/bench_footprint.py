@@ -1,0 +1,127 @@
+"""The scoreboard service's footprint: resident memory and CPU of one ``qwirkle serve``-like process
+following the demo game at 1 frame per second, with one phone polling ``/api/state`` every 2 s.
+
+The service runs in a child process (so its numbers are its own); after a warm-up the parent samples the
+child's resident set (``/proc/PID/status`` VmRSS) every second and its CPU time (``/proc/PID/stat`` utime
++ stime) over the window. Linux only. ``python -m bench footprint`` runs just this one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+WARMUP_S = 15.0
+WINDOW_S = 45.0
+
+CHILD = """
+import sys
+from live.service import GameService
+from vision.demo import DemoSource
+from web import create_app
+from web.server import Server
+
+source = DemoSource(fps=1.0)
+service = GameService(sys.argv[2], source=source, variant=source.variant)
+service.new_game(list(source.players), variant=source.variant)
+server = Server(create_app(service, {"PIN": "1234"}), host="127.0.0.1", port=int(sys.argv[1]))
+service.start()
+server.run()
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _state(port: int) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as response:
+        result: dict[str, Any] = json.loads(response.read())
+        return result
+
+
+def measure(*, warmup: float = WARMUP_S, window: float = WINDOW_S) -> dict[str, float]:
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(port), str(Path(tmp) / "games.sqlite3")],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    _state(port)
+                    break
+                except OSError:
+                    if child.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError("the service did not start") from None
+                    time.sleep(0.5)
+            time.sleep(warmup)
+            frames0 = _state(port)["camera"]["frames"]
+            cpu0, t0 = _cpu_s(child.pid), time.monotonic()
+            rss = []
+            while time.monotonic() - t0 < window:
+                rss.append(_rss_mb(child.pid))
+                if len(rss) % 2 == 0:
+                    _state(port)  # the phone
+                time.sleep(1.0)
+            elapsed = time.monotonic() - t0
+            cpu = (_cpu_s(child.pid) - cpu0) / elapsed
+            frames = (_state(port)["camera"]["frames"] - frames0) / elapsed
+        finally:
+            child.terminate()
+            child.wait(timeout=30)
+    return {"rss_mb": statistics.median(rss), "rss_max_mb": max(rss), "cpu": cpu, "fps": frames}
+
+
+def run() -> list[dict[str, Any]]:
+    m = measure()
+    note = {"window_s": WINDOW_S, "frames_per_s": round(m["fps"], 2)}
+    return [
+        {
+            "name": "serve demo @1 fps: resident memory",
+            "median": round(m["rss_mb"], 1),
+            "unit": "MB",
+            "max": round(m["rss_max_mb"], 1),
+            **note,
+        },
+        {
+            "name": "serve demo @1 fps: CPU (one core = 100)",
+            "median": round(100 * m["cpu"], 1),
+            "unit": "%",
+            **note,
+        },
+    ]
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(row)

@@ -1,0 +1,91 @@
+"""Registration: map a reading onto the last confirmed board.
+
+On a free table the reader's origin is arbitrary and its axes may come out turned by quarter turns between
+frames (the layout was nudged, the camera bumped). :func:`register` finds the rigid motion (quarter turns,
+then a shift; never a mirror) that puts the most read tiles on the same tiles of the confirmed board.
+Each pair of equal tiles votes for the motion that would superpose them, so the search costs
+O(tiles²/36) per turn and needs no guess of the origin.
+
+With a printed board (a layout) the reader reports board cells itself, so the motion is the identity.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from table import Board, Cell, Tile
+from table.board import transform_cell
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """A rigid motion from reader cells to board cells and how well it fits.
+
+    ``turns`` quarter turns clockwise about the reader's origin, then ``shift``. ``matched`` counts the
+    confirmed tiles found again, ``conflicts`` the confirmed cells where another tile was read.
+    """
+
+    turns: int = 0
+    shift: Cell = (0, 0)
+    matched: int = 0
+    conflicts: int = 0
+
+    def cell(self, cell: Cell) -> Cell:
+        return transform_cell(cell, shift=self.shift, turns=self.turns)
+
+    def cells(self, cells: Iterable[Cell]) -> frozenset[Cell]:
+        return frozenset(self.cell(c) for c in cells)
+
+    def board(self, board: Board) -> Board:
+        return board.transformed(shift=self.shift, turns=self.turns)
+
+    @property
+    def identity(self) -> bool:
+        return self.turns == 0 and self.shift == (0, 0)
+
+    def to_json(self) -> dict[str, object]:
+        return {"turns": self.turns, "shift": list(self.shift)}
+
+
+IDENTITY = Registration()
+
+
+def register(confirmed: Board, seen: Board, *, hint: Registration | None = None) -> Registration:
+    """The motion that best maps the reading ``seen`` onto the ``confirmed`` board.
+
+    Best means: most confirmed tiles found again; ties go to the ``hint``'s quarter turns (the last
+    motion used, since a camera that moved stays moved), then to fewer conflicting cells, then to the
+    shift nearest the hint's, then to fewer turns. With nothing to match, the hint (or the identity) is kept.
+    """
+    hint = hint or IDENTITY
+    if not confirmed or not seen:
+        return Registration(hint.turns, hint.shift)
+    where: dict[Tile, list[Cell]] = defaultdict(list)
+    for cell, tile in confirmed.items():
+        where[tile].append(cell)
+    votes: Counter[tuple[int, Cell]] = Counter()
+    for turns in range(4):
+        for cell, tile in seen.items():
+            r, c = transform_cell(cell, turns=turns)
+            for tr, tc in where.get(tile, ()):
+                votes[(turns, (tr - r, tc - c))] += 1
+    if not votes:
+        return Registration(hint.turns, hint.shift)
+    most = max(votes.values())
+    best: tuple[tuple[int, int, int, int, int], Registration] | None = None
+    for (turns, shift), matched in votes.items():
+        if matched * 2 < most:
+            continue
+        conflicts = 0
+        for cell, tile in seen.items():
+            moved = transform_cell(cell, shift=shift, turns=turns)
+            if moved in confirmed and confirmed[moved] != tile:
+                conflicts += 1
+        distance = abs(shift[0] - hint.shift[0]) + abs(shift[1] - hint.shift[1])
+        key = (-matched, int(turns != hint.turns), conflicts, distance, turns)
+        if best is None or key < best[0]:
+            best = (key, Registration(turns, shift, matched, conflicts))
+    assert best is not None
+    return best[1]

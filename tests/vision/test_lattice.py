@@ -1,0 +1,79 @@
+"""vision/lattice.py: cells from symbol centres, whatever the rotation, perspective, drift and grouping."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.geometry import apply_homography
+from vision.lattice import fit_lattice
+
+
+def _points(cells: list[tuple[int, int]], *, angle: float, pitch: float, skew: float = 0.0) -> np.ndarray:
+    c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    h = np.array([[pitch * c, pitch * s, 400.0], [-pitch * s, pitch * c, 500.0], [skew, 0.0, 1.0]])
+    return apply_homography(h, np.array(cells, np.float64))
+
+
+def _same_up_to_shift(found: np.ndarray, cells: list[tuple[int, int]]) -> bool:
+    want = np.array(cells)
+    return bool((found - found[0] == want - want[0]).all())
+
+
+ROW = [(0, c) for c in range(6)] + [(1, 2), (2, 2), (3, 2), (3, 3), (3, 5)]
+
+
+@pytest.mark.parametrize("angle", [0.0, 7.0, -30.0, 44.0])
+def test_cells_are_recovered_at_any_rotation(angle: float) -> None:
+    pts = _points(ROW, angle=angle, pitch=40.0)
+    lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+    assert lattice.placed.all()
+    # the rotation is only known modulo a quarter turn: compare the cells after undoing it
+    turned = [np.array([_turn(c, k) for c in lattice.cells]) for k in range(4)]
+    assert any(_same_up_to_shift(t, ROW) for t in turned)
+    assert abs(lattice.pitch - 40.0) < 1.0
+
+
+def _turn(cell: np.ndarray, k: int) -> tuple[int, int]:
+    r, c = int(cell[0]), int(cell[1])
+    for _ in range(k):
+        r, c = c, -r
+    return r, c
+
+
+def test_perspective_drift_and_two_groups() -> None:
+    cells = [*ROW, (9, 9), (9, 10), (10, 10)]
+    pts = _points(cells, angle=3.0, pitch=40.0, skew=0.0008)
+    rng = np.random.default_rng(1)
+    pts += rng.normal(0, 2.0, pts.shape)  # tiles pushed together by hand
+    lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+    assert lattice.placed.all()
+    assert _same_up_to_shift(lattice.cells, cells)
+
+
+def test_diagonal_start_needs_the_hint() -> None:
+    cells = [(k, k) for k in range(6)]
+    pts = _points(cells, angle=0.0, pitch=40.0)
+    lattice = fit_lattice(pts, np.full(len(pts), 28.0), diagonal=True)
+    assert _same_up_to_shift(lattice.cells, cells)
+    assert abs(lattice.pitch - 40.0) < 1.0
+
+
+def test_a_fragment_next_to_a_symbol_gets_no_cell() -> None:
+    pts = _points(ROW, angle=0.0, pitch=40.0)
+    fragment = pts[2] + [0, 15.0]
+    lattice = fit_lattice(np.vstack([pts, fragment]), np.array([28.0] * len(pts) + [6.0]))
+    assert not lattice.placed[-1]
+    assert _same_up_to_shift(lattice.cells[:-1], ROW)
+
+
+def test_one_point() -> None:
+    lattice = fit_lattice(np.array([[100.0, 100.0]]), np.array([30.0]))
+    assert lattice.cells.tolist() == [[0, 0]]
+
+
+def test_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="shape"):
+        fit_lattice(np.zeros((0, 2)), np.zeros(0))

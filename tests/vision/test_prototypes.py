@@ -1,0 +1,43 @@
+"""vision/prototypes.py: prototypes are data (JSON round trip) and calibration learns them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from table import tileset
+from vision import Prototypes, default_prototypes, learn_prototypes, measure_tiles
+from vision.render import random_scene, render
+
+
+def test_every_tileset_has_defaults() -> None:
+    for name in ("classic", "colour-blind", "herkle", "cubes", "connect"):
+        p = default_prototypes(tileset(name))
+        assert set(p.colours) == set(tileset(name).colours)
+        assert set(p.shapes) == set(tileset(name).shapes)
+
+
+def test_json_round_trip() -> None:
+    p = default_prototypes(tileset("connect"))
+    back = Prototypes.from_json(p.to_json(), where="p.json")
+    assert back.tileset == "connect"
+    for k, v in p.colours.items():
+        assert np.allclose(back.colours[k], v, atol=1e-3)
+
+
+def test_malformed_json_names_the_file() -> None:
+    with pytest.raises(ValueError, match=r"p\.json"):
+        Prototypes.from_json({"tileset": "classic", "colours": {"red": [1, 2]}, "shapes": {}}, where="p.json")
+
+
+def test_learning_moves_the_prototypes_to_the_light() -> None:
+    tiles = tileset("classic")
+    scene = random_scene(
+        seed=5, variant="classic", size=(600, 800), tiles=30, hand=0.0, light="warm", tilt=0.0
+    )
+    measured, known, _ = measure_tiles(render(scene).image, scene.board, tileset=tiles)
+    learned = learn_prototypes([(measured, known)], tileset=tiles)
+    base = default_prototypes(tiles)
+    seen = {t.colour for t in known}
+    assert any(not np.allclose(learned.colours[c], base.colours[c]) for c in seen)
+    assert learned.shape_spread > 0 and learned.colour_spread > 0

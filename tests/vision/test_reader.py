@@ -1,0 +1,109 @@
+"""vision/reader.py on rendered photos: what it reads, what it refuses, and the geometry it reports."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from table import tileset
+from vision import measure_tiles, read_table
+from vision.evaluate import score_frame
+from vision.geometry import apply_homography
+from vision.render import Rendered, Scene, random_scene, render
+
+EASY = {
+    "hand": 0.0,
+    "light": "neutral",
+    "tilt": 0.0,
+    "px_per_tile": 60.0,
+    "blur": 0.4,
+    "noise": 1.0,
+    "jpeg_quality": 95,
+    "askew": 0.5,
+    "jitter": 0.3,
+}
+
+
+@cache
+def _frame(seed: int, variant: str = "classic", **kw: object) -> tuple[Scene, Rendered]:
+    options = {**EASY, **kw}
+    if variant == "connect":
+        options["px_per_tile"] = 34.0  # the whole 16×16 board in the frame
+    else:
+        options.setdefault("table", "green-felt")
+    scene = random_scene(seed=seed, variant=variant, size=(600, 800), tiles=20, **options)  # type: ignore[arg-type]
+    return scene, render(scene)
+
+
+@pytest.mark.parametrize("variant", ["classic", "colour-blind"])
+def test_easy_free_tables_are_read_exactly(variant: str) -> None:
+    for seed in range(4):
+        _, out = _frame(seed, variant)
+        reading = read_table(out.image, tileset=tileset(variant))
+        tally = score_frame(reading, out.truth, layout=None, where="render")
+        assert tally.wrong == 0 and tally.extra == 0, f"seed {seed}: a silent wrong answer"
+        assert tally.right >= tally.tiles - 1, f"seed {seed}: {tally.summary()}"
+
+
+def test_printed_board_reports_board_cells() -> None:
+    scene, out = _frame(0, "connect")
+    reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
+    assert reading.board == scene.board
+
+
+def test_geometry_maps_cells_onto_the_tiles() -> None:
+    scene, out = _frame(0, "connect")
+    reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
+    h = np.asarray(reading.geometry["cell_to_image"])
+    faces = {(f["row"], f["col"]): np.asarray(f["corners"]) for f in out.truth["geometry"]["faces"]}
+    for t in reading.tiles:
+        centre = apply_homography(h, np.array([t.placed.row, t.placed.col], float))
+        assert np.linalg.norm(centre - faces[t.placed.cell].mean(axis=0)) < 0.25 * reading.geometry["pitch"]
+    assert -45 < reading.geometry["angle"] <= 45
+
+
+def test_json_shape() -> None:
+    _, out = _frame(1)
+    data = read_table(out.image, tileset=tileset("classic")).to_json()
+    assert set(data) == {"tiles", "uncertain", "elapsed_ms"}
+    assert all(0 <= t["confidence"] <= 1 for t in data["tiles"])
+
+
+def test_an_empty_table_reads_empty() -> None:
+    image = np.full((480, 640, 3), (40, 120, 30), np.uint8)
+    reading = read_table(image, tileset=tileset("classic"))
+    assert reading.tiles == () and reading.uncertain == ()
+
+
+def test_a_tile_cut_by_the_frame_is_uncertain_not_guessed() -> None:
+    _, out = _frame(2)
+    faces = out.truth["geometry"]["faces"]
+    edge = min(faces, key=lambda f: np.asarray(f["corners"])[:, 1].min())
+    cut = int(np.asarray(edge["corners"])[:, 1].mean())
+    reading = read_table(np.ascontiguousarray(out.image[:, cut:]), tileset=tileset("classic"))
+    truth = {**out.truth, "uncertain": []}
+    tally = score_frame(reading, truth, layout=None, where="render")
+    assert tally.wrong == 0 and tally.extra == 0
+
+
+def test_measure_tiles_finds_the_known_tiles() -> None:
+    scene, out = _frame(3)
+    measured, tiles, cells = measure_tiles(out.image, scene.board, tileset=tileset("classic"))
+    assert len(tiles) >= len(scene.board) - 1
+    assert all(scene.board[(int(r), int(c))] == t for (r, c), t in zip(cells, tiles, strict=True))
+    assert measured.paint.shape == (len(tiles), 3)
+
+
+@pytest.mark.parametrize(
+    ("image", "message"),
+    [
+        (np.zeros((100, 100), np.uint8), "BGR uint8"),
+        (np.zeros((100, 100, 3), np.float32), "BGR uint8"),
+        (np.zeros((8, 8, 3), np.uint8), "too small"),
+    ],
+)
+def test_bad_images_are_refused_with_a_message(image: np.ndarray, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        read_table(image, tileset=tileset("classic"))

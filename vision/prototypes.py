@@ -1,0 +1,251 @@
+"""Prototypes: the reference appearance of each colour and shape of a tile set, as data.
+
+The classifier (:mod:`vision.classify`) compares every tile's measurements with these. They are values,
+not code: :func:`default_prototypes` derives them from the project's model of the physical tiles (the
+renderer's face painter, :func:`vision.render_tiles.paint_face`, whose paints were measured on real
+tiles in daylight), and calibration replaces them with :func:`learn_prototypes` run on a photo of known
+tiles under the user's own light (:func:`vision.reader.measure_tiles` gives the measurements).
+
+Colours are compared as CIE L*a*b* of the *normalised paint*: paint minus the body it sits on, divided
+by the frame's white balance (taken from the tile bodies, which are neutral black) and scaled so its
+brightest channel is 1. Exposure and colour cast thus mostly cancel, and Lab keeps the hard pairs (red
+and orange, yellow and white) as far apart as the eye sees them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from table import Tile, TileSet
+from vision.features import MASK, Measurements, measure, outline
+from vision.patches import PATCH
+
+#: Weight of L* against a* and b* in colour distances (lightness varies most with light and angle).
+LIGHTNESS_WEIGHT = 0.5
+#: Typical spread of one colour's normalised Lab between tiles, lights and cameras.
+COLOUR_SPREAD = 5.0
+#: Typical distance of a silhouette from its shape's prototype (root-mean-square over the mask, 0..1).
+SHAPE_SPREAD = 0.05
+#: The least spread of each outline feature (:func:`vision.features.outline`): what blur, noise and a
+#: 32-pixel patch leave of any symbol's descriptor.
+OUTLINE_FLOOR = np.array([0.012, 0.008, 0.008, 0.006])
+#: An outline feature whose spread is this wide says nothing about the shape (a starburst's eightfold
+#: phase: its fourfold harmonic is too weak to fix the frame it is read in); calibration leaves it open.
+OPEN = 0.1
+#: The classic symbols' outlines (classic, Connect and Cubes share them): per shape the middle and the
+#: spread of each outline feature, measured on the real Connect photos (``connect-game1``, 85 px per
+#: tile, daylight) and on rendered classic sets (40..130 px per tile, every light, blur up to 1.4 px).
+#: The range between the two is part of the spread: other printings and cameras fall inside it.
+CLASSIC_OUTLINES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    "circle": ((0.004, 0.0, 0.002, 0.002), (0.007, 0.003, 0.003, 0.002)),
+    "criss-cross": ((-0.339, 0.114, 0.114, 0.05), (0.058, 0.026, 0.026, 0.018)),
+    "diamond": ((0.131, 0.036, 0.036, 0.013), (0.008, 0.007, 0.007, 0.005)),
+    "square": ((-0.127, 0.034, 0.034, 0.012), (0.007, 0.005, 0.005, 0.004)),
+    "starburst": ((0.001, -0.029, 0.198, 0.004), (0.013, 0.201, 0.042, 0.004)),
+    "clover": ((0.23, -0.047, 0.047, 0.006), (0.047, 0.02, 0.02, 0.005)),
+}
+
+
+@dataclass(frozen=True)
+class Prototypes:
+    """Reference values of one tile set.
+
+    Attributes
+    ----------
+    tileset : str
+        The variant name.
+    colours : dict of str to (3,) ndarray
+        Normalised-paint Lab of each colour.
+    shapes : dict of str to (MASK, MASK) ndarray
+        Mean silhouette of each shape, 0..1, centred, in the grid's axes.
+    colour_spread, shape_spread : float
+        Distances at which a match is one standard deviation off.
+    outlines : dict of str to (4,) ndarray
+        Middle outline descriptor of each shape (:func:`vision.features.outline`). When given (every
+        edition but Herkle), shapes are named by outline; the silhouettes are then not used.
+    outline_spreads : dict of str to (4,) ndarray
+        Per shape, the spread of each outline feature.
+    """
+
+    tileset: str
+    colours: dict[str, np.ndarray]
+    shapes: dict[str, np.ndarray]
+    colour_spread: float = COLOUR_SPREAD
+    shape_spread: float = SHAPE_SPREAD
+    outlines: dict[str, np.ndarray] = field(default_factory=dict)
+    outline_spreads: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tileset": self.tileset,
+            "colours": {k: np.round(v, 3).tolist() for k, v in self.colours.items()},
+            "shapes": {k: np.round(v, 4).tolist() for k, v in self.shapes.items()},
+            "colour_spread": self.colour_spread,
+            "shape_spread": self.shape_spread,
+            "outlines": {k: np.round(v, 4).tolist() for k, v in self.outlines.items()},
+            "outline_spreads": {k: np.round(v, 4).tolist() for k, v in self.outline_spreads.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, *, where: str) -> Prototypes:
+        """Read :meth:`to_json`'s form; errors name ``where`` and the entry at fault."""
+        if not isinstance(data, dict):
+            raise ValueError(f"{where}: expected a prototypes object, got {type(data).__name__}")
+        try:
+            colours = {str(k): np.asarray(v, np.float64).reshape(3) for k, v in data["colours"].items()}
+            shapes = {
+                str(k): np.asarray(v, np.float32).reshape(MASK, MASK) for k, v in data["shapes"].items()
+            }
+            outlines = {str(k): np.asarray(v, np.float64).reshape(4) for k, v in data.get("outlines", {}).items()}
+            spreads = {
+                str(k): np.asarray(v, np.float64).reshape(4) for k, v in data.get("outline_spreads", {}).items()
+            }
+            if set(spreads) != set(outlines) or any((v <= 0).any() for v in spreads.values()):
+                raise ValueError("outlines and outline_spreads must name the same shapes, spreads > 0")
+            return cls(
+                str(data["tileset"]),
+                colours,
+                shapes,
+                float(data.get("colour_spread", COLOUR_SPREAD)),
+                float(data.get("shape_spread", SHAPE_SPREAD)),
+                outlines,
+                spreads,
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise ValueError(f"{where}: malformed prototypes ({err})") from None
+
+
+def white_balance(bodies: np.ndarray) -> np.ndarray:
+    """Per-channel gains (3,) of the frame's light, from the BGR of the tile bodies (N, 3) (neutral black)."""
+    if len(bodies) == 0:
+        return np.ones(3)
+    b = np.median(bodies, axis=0)
+    b = np.maximum(b, 1.0)
+    return np.asarray(b / b.mean())
+
+
+def colour_features(m: Measurements, gains: np.ndarray) -> np.ndarray:
+    """Normalised-paint Lab (N, 3) of measured tiles under a frame's ``gains`` (:func:`white_balance`)."""
+    c = np.maximum(m.paint - m.body, 1.0) / gains
+    c = c / c.max(axis=1, keepdims=True)
+    lab = cv2.cvtColor(c[None].astype(np.float32), cv2.COLOR_BGR2LAB)[0]
+    return np.asarray(lab, dtype=np.float64)
+
+
+def learn_prototypes(
+    frames: Sequence[tuple[Measurements, Sequence[Tile]]], *, tileset: TileSet, base: Prototypes | None = None
+) -> Prototypes:
+    """Prototypes from measured tiles of known identity (calibration).
+
+    ``frames`` pairs each photo's measurements (:func:`vision.reader.measure_tiles`) with its known tiles;
+    each photo is white-balanced on its own. Colours and shapes no tile shows keep ``base``'s values
+    (default: the tile set's defaults).
+    """
+    base = base or default_prototypes(tileset)
+    feats: list[np.ndarray] = []
+    silhouettes: list[np.ndarray] = []
+    radials: list[np.ndarray] = []
+    tiles: list[Tile] = []
+    for m, known in frames:
+        if len(m) != len(known):
+            raise ValueError(f"{len(m)} measurements but {len(known)} tiles")
+        feats.append(colour_features(m, white_balance(m.body)))
+        silhouettes.append(m.silhouette)
+        radials.append(m.radial)
+        tiles.extend(known)
+    if not tiles:
+        return base
+    f, sil = np.concatenate(feats), np.concatenate(silhouettes)
+    desc = outline(np.concatenate(radials))
+    colours = dict(base.colours)
+    colour_err: list[float] = []
+    for name in tileset.colours:
+        pick = [i for i, t in enumerate(tiles) if t.colour == name]
+        if pick:
+            colours[name] = f[pick].mean(axis=0)
+            colour_err.extend(np.linalg.norm((f[pick] - colours[name]) * [LIGHTNESS_WEIGHT, 1, 1], axis=1))
+    shapes = dict(base.shapes)
+    outlines, outline_spreads = dict(base.outlines), dict(base.outline_spreads)
+    shape_err: list[float] = []
+    for name in tileset.shapes:
+        pick = [i for i, t in enumerate(tiles) if t.shape == name]
+        if pick:
+            shapes[name] = sil[pick].mean(axis=0)
+            diff = (sil[pick] - shapes[name]).reshape(len(pick), -1)
+            shape_err.extend(np.sqrt((diff**2).mean(axis=1)))
+            if name in outlines:
+                outlines[name], outline_spreads[name] = _learned_outline(
+                    desc[pick], outlines[name], outline_spreads[name]
+                )
+    return Prototypes(
+        tileset.name,
+        colours,
+        shapes,
+        _spread(colour_err, base.colour_spread),
+        _spread(shape_err, base.shape_spread),
+        outlines,
+        outline_spreads,
+    )
+
+
+def _learned_outline(
+    desc: np.ndarray, base_middle: np.ndarray, base_spread: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A shape's outline prototype from its calibration tiles' descriptors (K, 4): their median, and a
+    spread of twice their scatter (the next photo's tiles scatter more), between half the default's and
+    the default's (a few tiles underestimate their scatter); a feature the default leaves open (a starburst's eightfold phase) stays open."""
+    middle = np.median(desc, axis=0)
+    scatter = 1.4826 * np.median(np.abs(desc - middle), axis=0) if len(desc) >= 3 else base_spread
+    spread = np.clip(2.0 * scatter, np.maximum(OUTLINE_FLOOR, 0.5 * base_spread), base_spread)
+    return np.where(base_spread < OPEN, middle, base_middle), np.where(base_spread < OPEN, spread, base_spread)
+
+
+def _spread(errors: list[float], default: float) -> float:
+    """A spread from the calibration tiles' distances to their own prototype (widened: the photo's own
+    tiles fit better than the next photo's will), kept within half and twice the default."""
+    if len(errors) < 6:
+        return default
+    rms = float(np.sqrt(np.mean(np.square(errors))))
+    return float(np.clip(1.5 * rms, 0.5 * default, 2.0 * default))
+
+
+def default_prototypes(tiles: TileSet) -> Prototypes:
+    """The tile set's default prototypes (:func:`painted_prototypes`)."""
+    return painted_prototypes(tiles)
+
+
+@functools.cache
+def painted_prototypes(tiles: TileSet) -> Prototypes:
+    """The tile set's prototypes from the painted model of its tiles, square-on in daylight."""
+    from vision.render_tiles import BODY, paint_face
+
+    rng = np.random.default_rng(0)
+    every = tiles.tiles()
+    face = round(PATCH * 29 / 30.5)
+    stack = np.empty((len(every), PATCH, PATCH, 3), np.uint8)
+    for i, tile in enumerate(every):
+        patch = np.empty((PATCH, PATCH, 3), np.float32)
+        patch[:] = BODY
+        painted = paint_face(tile, variant=tiles.name, size=face, rng=rng, imperfection=0.0)
+        alpha = painted[..., 3:].astype(np.float32) / 255
+        at = (PATCH - face) // 2
+        window = patch[at : at + face, at : at + face]
+        window[:] = painted[..., :3] * alpha + window * (1 - alpha)
+        stack[i] = np.clip(patch, 0, 255).astype(np.uint8)
+    m = measure(stack)
+    feats = colour_features(m, np.ones(3))
+    colours = {c: feats[[t.colour == c for t in every]].mean(axis=0) for c in tiles.colours}
+    shapes = {s: m.silhouette[[t.shape == s for t in every]].mean(axis=0) for s in tiles.shapes}
+    outlines: dict[str, np.ndarray] = {}
+    spreads: dict[str, np.ndarray] = {}
+    if tiles.shapes == tuple(CLASSIC_OUTLINES):
+        for name, (middle, spread) in CLASSIC_OUTLINES.items():
+            outlines[name] = np.asarray(middle)
+            spreads[name] = np.hypot(np.asarray(spread), OUTLINE_FLOOR)
+    return Prototypes(tiles.name, colours, shapes, outlines=outlines, outline_spreads=spreads)

@@ -1,0 +1,145 @@
+"""Serving the app: waitress (a real multi-threaded WSGI server) in this one process, so the camera the
+game service holds is opened once; the URL phones should use, and its QR code for the console.
+
+Each event stream and each MJPEG viewer holds one of waitress's threads for as long as it is open, so the
+thread pool is sized for them plus ordinary requests (``threads``; the app caps streams below it).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import segno
+from flask import Flask
+from waitress.server import create_server
+from waitress.wasyncore import close_all
+
+from web.context import Table
+
+
+class Server:
+    """One waitress server for ``app``; :meth:`run` blocks, :meth:`start` runs it in a thread.
+
+    Parameters
+    ----------
+    app : Flask
+        From :func:`web.create_app`.
+    host, port : str, int
+        Where to listen; port 0 picks a free one (see :attr:`port`).
+    threads : int
+        Worker threads; at least the app's ``SSE_MAX_STREAMS + MJPEG_MAX_VIEWERS`` plus a few.
+    """
+
+    def __init__(
+        self, app: Flask, *, host: str = "127.0.0.1", port: int = 8000, threads: int | None = None
+    ) -> None:
+        self.app = app
+        streams = int(app.config["SSE_MAX_STREAMS"]) + int(app.config["MJPEG_MAX_VIEWERS"])
+        self.threads = threads or streams + 8
+        if self.threads <= streams:
+            raise ValueError(
+                f"threads: {self.threads} cannot serve {streams} open streams and other requests"
+            )
+        self._server: Any = create_server(
+            app,
+            host=host,
+            port=port,
+            threads=self.threads,
+            connection_limit=max(100, 2 * self.threads),
+            channel_timeout=120,
+            ident="qwirkle",
+        )
+        self.host = host
+        self.port: int = self._server.effective_port
+        self._thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        """Serve until :meth:`stop` or Ctrl-C."""
+        try:
+            self._server.run()
+        finally:
+            self._table().closing.set()
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="qwirkle-web", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """End open streams, close every connection and the worker threads."""
+        self._table().closing.set()
+        close_all(self._server._map)
+        self._server.task_dispatcher.shutdown(timeout=5)
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def _table(self) -> Table:
+        found: Table = self.app.extensions["qwirkle"]
+        return found
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (what phones can reach), or 127.0.0.1 offline.
+
+    Connecting a UDP socket sends nothing; it only asks the kernel which interface would be used.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.254.254.254", 1))
+            address: str = probe.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+    return address
+
+
+def public_url(host: str, port: int) -> str:
+    """The URL to show people: the LAN address when listening on every interface."""
+    shown = lan_address() if host in ("0.0.0.0", "::", "") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def terminal_qr(url: str) -> str:
+    """The QR code of ``url`` drawn with Unicode half blocks, for the console."""
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True, border=2)
+    return out.getvalue()
+
+
+def default_store() -> Path:
+    """Where ``qwirkle serve`` keeps its games: ``$XDG_DATA_HOME/qwirkle`` (``~/.local/share/qwirkle``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "qwirkle" / "games.sqlite3"
+
+
+def open_service(spec: str | None, *, store: str | None, variant: str | None, layout: Any = None) -> Any:
+    """The game service for ``--source SPEC`` (None: no camera, moves come from the phones).
+
+    The demo plays a rendered game in front of a virtual camera: it gets a fresh store of its own (unless
+    ``store`` names one) and its game is started with the demo's players and edition.
+    """
+    from live.service import GameService
+    from vision.sources import open_source
+
+    demo = spec == "demo"
+    if demo:  # one game, whose final table then stays in view (the service follows one game at a time)
+        from vision.demo import DemoSource
+
+        source: Any = DemoSource(loop=False)
+    else:
+        source = open_source(spec) if spec else None
+    if store is None:
+        path = Path(tempfile.mkdtemp(prefix="qwirkle-demo-")) / "games.sqlite3" if demo else default_store()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        store = str(path)
+    game_variant = getattr(source, "variant", None) if demo else variant
+    service = GameService(store, source=source, variant=game_variant or "classic", layout=layout)
+    if demo:
+        service.new_game(list(getattr(source, "players", ("Ann", "Bob"))), variant=game_variant)
+    return service
