@@ -96,16 +96,46 @@ def cmd_spots(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from table import GameError
     from vision.frames import SourceError
     from web import create_app
     from web.server import Server, open_service, public_url, terminal_qr
 
-    _, layout = rules_context(args) if args.variant or args.layout else (None, None)
+    settings = _serve_settings(args)
+    tiles, layout = rules_context(args)
+    if not (args.variant or args.layout):
+        layout = None  # new games start with the edition chosen on the phone
+    # Frames are read with the calibration (made for the edition of --variant) while the game's edition
+    # is that one; the wizard (/calibrate) replaces it and saves it to ``saves_to``, which is read again
+    # on the next start (skipped with a warning when it no longer fits).
+    saves_to = _calibration_path(args)
+    calibration = _calibration(args.calibration, tiles) if args.calibration else None
+    if calibration is None and saves_to and Path(saves_to).exists():
+        try:
+            calibration = _calibration(saves_to, tiles)
+        except CommandError as err:
+            print(f"qwirkle serve: not using the saved calibration: {err}", file=sys.stderr)
     try:
-        service = open_service(args.source, store=args.store, variant=args.variant, layout=layout)
+        service = open_service(
+            args.source,
+            store=args.store,
+            variant=args.variant,
+            layout=layout,
+            lens_position=settings.get("lens_position"),
+            fps=settings.get("fps", 2.0),
+        )
     except SourceError as err:
         raise CommandError(str(err)) from None
-    config: dict[str, Any] = {"PUBLIC_URL": None}
+    if calibration is not None:
+        try:
+            service.set_calibration(calibration)
+        except GameError as err:
+            if not args.calibration:
+                print(f"qwirkle serve: not using the saved calibration {saves_to}: {err}", file=sys.stderr)
+            else:
+                service.close()
+                raise CommandError(f"{args.calibration}: {err}") from None
+    config: dict[str, Any] = {"PUBLIC_URL": None, "CALIBRATION_PATH": saves_to}
     if args.pin:
         config["PIN"] = args.pin
     try:
@@ -131,6 +161,46 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibration_path(args: argparse.Namespace) -> str | None:
+    """Where the wizard saves an accepted calibration: ``--calibration``'s file, the config's, else beside
+    the game store (None for the demo's throw-away store)."""
+    if args.calibration or args.calibration_path:
+        return str(args.calibration or args.calibration_path)
+    if args.store is None and args.source == "demo":
+        return None
+    from web.server import default_store
+
+    return str(Path(args.store or default_store()).with_name("calibration.json"))
+
+
+def _serve_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """Fill the ``serve`` options left unset from ``--config`` (the Pi's /etc/qwirkle/config.toml);
+    options given on the command line win. Returns the camera settings that have no option."""
+    defaults = {"host": "0.0.0.0", "port": 8000}
+    if not args.config:
+        for key, value in defaults.items():
+            if getattr(args, key) is None:
+                setattr(args, key, value)
+        return {}
+    from device.config import load_config
+
+    cfg = load_config(args.config)
+    calibration = cfg.calibration if cfg.calibration and cfg.calibration.exists() else None
+    for key, value in {
+        "source": cfg.source,
+        "host": cfg.host,
+        "port": cfg.port,
+        "store": str(cfg.store),
+        "variant": cfg.variant,
+        "pin": cfg.pin,
+        "calibration": str(calibration) if calibration else None,
+    }.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    args.calibration_path = str(cfg.calibration) if cfg.calibration else None  # where the wizard saves
+    return {"lens_position": cfg.lens_position, "fps": cfg.fps}
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from device.config import ConfigError
     from device.doctor import PROBLEM, diagnose, report
@@ -147,14 +217,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_read(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision import read_table
+    from calibration import read_calibrated
 
     tiles, layout = rules_context(args)
     calibration = _calibration(args.calibration, tiles) if args.calibration else None
     image = cv2.imread(args.photo, cv2.IMREAD_COLOR) if Path(args.photo).is_file() else None
     if image is None:
         raise CommandError(f"{args.photo}: missing or not a readable image")
-    reading = read_table(image, tileset=tiles, layout=layout, calibration=calibration)
+    reading = read_calibrated(image, calibration, tileset=tiles, layout=layout)
     data = reading.to_json()
     lines = [
         f"{t['colour']}:{t['shape']} at ({t['row']},{t['col']})  {t['confidence']:.2f}" for t in data["tiles"]
@@ -169,8 +239,15 @@ def cmd_follow(args: argparse.Namespace) -> int:
 
     tiles, layout = rules_context(args)
     calibration = _calibration(args.calibration, tiles) if args.calibration else None
+    reader = None
+    if calibration is not None:
+        from calibration import read_calibrated
+
+        def reader(image: Any) -> Any:
+            return read_calibrated(image, calibration, tileset=tiles, layout=layout)
+
     try:
-        results = follow_photos(args.photos, tileset=tiles, layout=layout, calibration=calibration)
+        results = follow_photos(args.photos, tileset=tiles, layout=layout, reader=reader)
     except PhotoError as err:
         raise CommandError(str(err)) from None
     for r in results:
@@ -192,19 +269,75 @@ def cmd_follow(args: argparse.Namespace) -> int:
 
 
 def _calibration(path: str, tiles: Any) -> Any:
-    """Prototypes from a calibration file: the prototypes object itself or one under ``"prototypes"``."""
-    from vision import Prototypes
+    """The calibration file at ``path`` (:func:`calibration.load`; the older bare prototypes JSON too)."""
+    from calibration import CalibrationError, load
 
-    data = load_json(path)
-    if isinstance(data, dict) and "prototypes" in data:
-        data = data["prototypes"]
     try:
-        found = Prototypes.from_json(data, where=path)
-    except ValueError as err:
+        found = load(path)
+    except CalibrationError as err:
         raise CommandError(str(err)) from None
     if found.tileset != tiles.name:
         raise CommandError(f"{path}: calibrated for {found.tileset}, not {tiles.name}")
     return found
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration import CalibrationFailed, arrangement, calibrate_from_photo, save
+    from table.codec import board_from_json
+
+    tiles, layout = rules_context(args)
+    if args.known:
+        known, how = board_from_json(load_json(args.known), where=args.known, tileset=tiles), "board"
+    elif args.arrangement:
+        known, how = arrangement(tiles), "arrangement"
+    elif args.layout and layout is not None:
+        known, how = layout.start_tiles, "layout"
+    else:
+        raise CommandError(
+            "say which tiles the photo shows: --layout L.json, --known BOARD.json or --arrangement"
+        )
+    base = _calibration(args.base, tiles) if args.base else None
+    image = cv2.imread(args.photo, cv2.IMREAD_COLOR) if Path(args.photo).is_file() else None
+    if image is None:
+        raise CommandError(f"{args.photo}: missing or not a readable image")
+    try:
+        found, report = calibrate_from_photo(
+            image, known, tileset=tiles, layout=layout, base=base, photo=Path(args.photo).name, how=how
+        )
+    except CalibrationFailed as err:
+        raise CommandError(f"{args.photo}: {err}") from None
+    try:
+        save(found, args.output)
+    except OSError as err:
+        raise CommandError(f"{args.output}: cannot write ({err.strerror or err})") from None
+    if args.sheet and not _write_image(args.sheet, report.contact_sheet):
+        raise CommandError(
+            f"{args.sheet}: cannot write the contact sheet (a .png or .jpg name in a folder that exists)"
+        )
+    data = {"calibration": args.output, **report.to_json()}
+    lines = [
+        f"learned from {report.found} of {report.known} known tiles; read back right: {report.read_right}",
+        "colour margins (spreads): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in report.colour_margins.worst.items()),
+        "shape margins (spreads): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in report.shape_margins.worst.items()),
+        *(f"warning: {w}" for w in report.warnings),
+        f"wrote {args.output} in {report.elapsed_ms:.0f} ms"
+        + (f"; contact sheet {args.sheet}" if args.sheet else ""),
+    ]
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _write_image(path: str, image: Any) -> bool:
+    import cv2
+
+    try:
+        return bool(cv2.imwrite(path, image))
+    except cv2.error:
+        return False
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -286,8 +419,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="the live scoreboard for phones, following the table through a camera")
     p.add_argument("--source", metavar="SPEC", help="picamera2, opencv:INDEX_OR_URL, dir:PATH or demo")
-    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument(
+        "--config", metavar="CONFIG.toml", help="settings file (the Pi's /etc/qwirkle/config.toml)"
+    )
+    p.add_argument("--host", help="address to listen on (default: every interface)")
+    p.add_argument("--port", type=int, help="port (default 8000; 0 picks a free one)")
     p.add_argument(
         "--store", metavar="GAMES.sqlite3", help="where games are kept (default: ~/.local/share/qwirkle)"
     )
@@ -298,7 +434,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the edition of new games (default: classic)",
     )
     p.add_argument("--layout", metavar="L.json", help="a printed board's layout (Qwirkle Connect)")
-    p.set_defaults(handler=cmd_serve)
+    p.add_argument(
+        "--calibration", metavar="CAL.json", help="from qwirkle calibrate (for --variant's edition)"
+    )
+    p.set_defaults(handler=cmd_serve, calibration_path=None)
 
     p = sub.add_parser("render-dataset", help="write a labelled dataset of rendered table photos")
     p.add_argument("out", metavar="OUT", help="the dataset folder (frames/, truth/, board.json, moves.jsonl)")
@@ -331,13 +470,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("read", help="read the tiles in a photo of the table")
     p.add_argument("photo", metavar="PHOTO")
     _add_rules_options(p)
-    p.add_argument("--calibration", metavar="C.json", help="colour and shape prototypes from calibration")
+    p.add_argument("--calibration", metavar="C.json", help="a calibration file (qwirkle calibrate)")
     p.set_defaults(handler=cmd_read)
 
     p = sub.add_parser("follow", help="the turns of one game from photos of the table after each move")
     p.add_argument("photos", metavar="PHOTO", nargs="+")
     _add_rules_options(p)
-    p.add_argument("--calibration", metavar="C.json", help="colour and shape prototypes from calibration")
+    p.add_argument("--calibration", metavar="C.json", help="a calibration file (qwirkle calibrate)")
     p.set_defaults(handler=cmd_follow)
 
     p = sub.add_parser("evaluate", help="accuracy and speed of read against a labelled dataset")
@@ -349,6 +488,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="only the first N frames")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_evaluate)
+
+    p = sub.add_parser("calibrate", help="learn the tiles' colours and shapes from a photo of known tiles")
+    p.add_argument("--photo", required=True, metavar="PHOTO", help="the photo of the known tiles")
+    p.add_argument("--known", metavar="BOARD.json", help="the tiles the photo shows (board JSON)")
+    p.add_argument(
+        "--arrangement",
+        action="store_true",
+        help="the photo shows the 36 distinct tiles, one row per colour and one column per shape, in the "
+        "edition's order",
+    )
+    p.add_argument("-o", "--output", required=True, metavar="CAL.json", help="where to write the calibration")
+    p.add_argument("--sheet", metavar="SHEET.png", help="also write the contact sheet (what was learned)")
+    p.add_argument("--base", metavar="CAL.json", help="keep this calibration's lens, plane and camera values")
+    _add_rules_options(p)
+    p.set_defaults(handler=cmd_calibrate)
 
     p = sub.add_parser("doctor", help="camera, focus, light, calibration, disk, service and port checks")
     p.add_argument("--config", metavar="C.toml", help="the config file (default: /etc/qwirkle/config.toml)")

@@ -7,13 +7,13 @@ Two kinds of games:
   the reader's grid, light drift, one-frame misreads, illegal placements taken back and tiles knocked
   off; a fake reader decodes the frames. This measures the turn logic alone.
 * rendered (:class:`vision.demo.DemoSource`): photographic frames of a seeded game with real hands
-  passing over the table, trades (declared on the "phone" when the hand passes), camera bumps and light
-  drift. Read either by the real reader (``vision.read_table``) or by an oracle that returns the
-  renderer's ground truth for the frame (turn logic on real motion, perfect reading).
+  passing over the table, trades (declared on the "phone" by :class:`live.demo.DemoPhone`), camera
+  bumps and light drift. Read either by the real reader (``vision.read_table``) or by an oracle that
+  returns the renderer's ground truth for the frame (turn logic on real motion, perfect reading).
 
 Latency: frames are fed as a camera would deliver them; a turn's latency is the frame time from the first
 frame showing its final table (no hand) to the frame whose processing announced the score, plus the
-wall-clock time that processing took. ``python bench/bench_live.py --rendered 50`` runs a bigger campaign.
+wall-clock time that processing took. ``python -m bench.bench_live --rendered 50`` runs a bigger campaign.
 """
 
 from __future__ import annotations
@@ -25,19 +25,15 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from live.service import GameService  # noqa: E402
-from live.sim import NAMES, ScriptedTable, scripted_moves  # noqa: E402
-from table import Board, PlacedTile, Tile, tileset  # noqa: E402
-from table.moves import move_to_json  # noqa: E402
-from vision.frames import Frame  # noqa: E402
-from vision.reading import Reading, ReadTile, Uncertain  # noqa: E402
+from live.demo import DemoPhone
+from live.service import GameService
+from live.sim import NAMES, ScriptedTable, scripted_moves
+from table import PlacedTile, Tile
+from table.moves import move_to_json
+from vision.frames import Frame
+from vision.reading import Reading, ReadTile, Uncertain
 
 LATENCY_TARGET_S = 1.0
 
@@ -87,21 +83,25 @@ def _truth_reader(current: dict[str, Any]) -> Callable[[Any], Reading]:
 
 
 def rendered_game(
-    seed: int, *, reader: str = "truth", fps: float = 5.0, size: tuple[int, int] = (960, 1280)
+    seed: int,
+    *,
+    reader: str = "truth",
+    fps: float = 5.0,
+    size: tuple[int, int] = (480, 640),
+    turns: int | None = None,
 ) -> dict[str, Any]:
-    """One rendered game fed frame by frame; ``reader`` is ``truth`` or ``real``."""
+    """One rendered game fed frame by frame (its first ``turns`` turns); ``reader``: ``truth`` or ``real``."""
     from vision.demo import DemoSource
 
     current: dict[str, Any] = {}
     source = DemoSource(seed=seed, realtime=False, fps=fps, settle=4, reach=3, loop=False, size=size)
     read = _truth_reader(current) if reader == "truth" else None
     expected: dict[int, dict[str, Any]] = {}
-    declared: set[int] = set()
     settled_at: dict[int, float] = {}
     published: dict[int, float] = {}
     work: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        service = GameService(f"{tmp}/g.sqlite3", source=source, reader=read, variant="classic")
+        service = GameService(f"{tmp}/g.sqlite3", source=source, reader=read, phone=DemoPhone())
         service.new_game(list(source.players))
         with source:
             while True:
@@ -115,15 +115,6 @@ def rendered_game(
                 if meta["phase"] == "settled" and turn > 0:
                     expected[turn] = move
                     settled_at.setdefault(turn, frame.timestamp)
-                # the phone buttons: a trade while the hand passes; a pass (no hand) once it is made
-                made = turn if meta["phase"] == "reach" else turn - 1
-                kind = move["kind"] if move else None
-                if made not in declared and (
-                    (kind == "trade" and meta["phase"] == "reach")
-                    or (kind == "pass" and meta["phase"] == "settled")
-                ):
-                    declared.add(made)
-                    _press(service, move)
                 before = len(service.state()["turns"])
                 started = time.perf_counter()
                 service.feed(frame)
@@ -131,20 +122,13 @@ def rendered_game(
                 work.append(spent)
                 if len(service.state()["turns"]) > before:
                     published[len(service.state()["turns"])] = frame.timestamp + spent
+                if (meta["over"] or (turns is not None and turn > turns)) and meta["phase"] == "reach":
+                    break  # the film is over, or the next turn after the last one judged has begun
                 if meta["over"] and len(service.state()["turns"]) >= turn:
                     break
         state = service.state()
         service.close()
     return _compare(state, expected, settled_at, published, work)
-
-
-def _press(service: GameService, move: dict[str, Any] | None) -> None:
-    if move is None:
-        return
-    if move["kind"] == "pass":
-        service.pass_turn()
-    else:
-        service.declare_trade(1)  # the demo does not say how many; the count changes no score
 
 
 def _compare(
@@ -158,12 +142,11 @@ def _compare(
     right = 0
     wrong: list[int] = []
     for n, want in sorted(expected.items()):
-        got = turns[n - 1] if n <= len(turns) else None
-        ok = got is not None and got["move"]["kind"] == want["kind"]
+        ok = n <= len(turns) and turns[n - 1]["move"]["kind"] == want["kind"]
         if ok and want["kind"] == "play":
-            ok = got["points"] - got["out_bonus"] == want["score"] and _tiles(got["move"]["tiles"]) == _tiles(
-                want["placed"]
-            )
+            got = turns[n - 1]
+            same = _tiles(got["move"]["tiles"]) == _tiles(want["placed"])
+            ok = same and got["points"] - got["out_bonus"] == want["score"]
         right += ok
         if not ok:
             wrong.append(n)
@@ -184,8 +167,10 @@ def _tiles(tiles: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return sorted((t["colour"], t["shape"]) for t in tiles)
 
 
-def rendered_games(games: int, *, reader: str, seed: int = 500) -> dict[str, Any]:
-    rows = [rendered_game(seed + g, reader=reader) for g in range(games)]
+def rendered_games(
+    games: int, *, reader: str, seed: int = 500, size: tuple[int, int] = (480, 640)
+) -> dict[str, Any]:
+    rows = [rendered_game(seed + g, reader=reader, size=size) for g in range(games)]
     return {
         "games": games,
         "turns": sum(r["turns"] for r in rows),
@@ -250,12 +235,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rendered", type=int, default=0, help="rendered games to play")
     parser.add_argument("--reader", choices=["truth", "real"], default="truth")
     parser.add_argument("--seed", type=int, default=500)
+    parser.add_argument("--size", default="480x640", help="rendered frame HxW (default 480x640)")
+    parser.add_argument("--turns", type=int, help="only the first N turns of each rendered game")
     args = parser.parse_args(argv)
+    size = tuple(int(v) for v in args.size.split("x"))
+    assert len(size) == 2, "--size is HxW"
     if args.scripted:
         print(json.dumps({"scripted": scripted_games(args.scripted, seed=args.seed)}), flush=True)
     if args.rendered:
         for g in range(args.rendered):
-            row = rendered_game(args.seed + g, reader=args.reader)
+            row = rendered_game(args.seed + g, reader=args.reader, size=(size[0], size[1]), turns=args.turns)
             print(json.dumps({"seed": args.seed + g, "reader": args.reader, **row}), flush=True)
     return 0
 

@@ -12,6 +12,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from table import best_play, check, legal_plays
@@ -60,7 +61,7 @@ def run() -> list[dict[str, Any]]:
         plays = sorted(legal_plays(board, hand), key=len)
         if plays:
             play = plays[-1]  # the longest play: the most work for the checker
-            checks.append(_per_call(lambda b=board, p=play: check(b, p)))
+            checks.append(_per_call(partial(check, board, play)))
     rows.append(
         {
             "name": "check (violations and score), ~100-tile board",
@@ -71,7 +72,7 @@ def run() -> list[dict[str, Any]]:
         }
     )
     for size in (20, 60, 100):
-        times = [_per_call(lambda b=b, h=h: best_play(b, h), min_time=0.1) for b, h in _positions(size)]
+        times = [_per_call(partial(best_play, b, h), min_time=0.1) for b, h in _positions(size)]
         rows.append(
             {
                 "name": f"best play, 6-tile hand, {size}-tile board",

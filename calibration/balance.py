@@ -16,21 +16,19 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from calibration.lighting import linear_to_srgb, srgb_to_linear
 from device.quality import colour_cast
 
 #: Longer side of the copy the balance is estimated on.
-WORK_SIDE = 800
+WORK_SIDE = 512
 #: Gains are kept within this factor of 1 either way (beyond it the channel is mostly noise).
 MAX_GAIN = 8.0
 
 
 def _lut(gain: float) -> np.ndarray:
     """The 8-bit lookup table that multiplies sRGB-encoded values by ``gain`` in linear light."""
-    v = np.arange(256, dtype=np.float64) / 255.0
-    linear = np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4) * gain
-    x = np.clip(linear, 0.0, 1.0)
-    encoded = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
-    return np.clip(np.rint(encoded * 255.0), 0, 255).astype(np.uint8)
+    linear = srgb_to_linear(np.arange(256) / 255.0) * gain
+    return np.asarray(np.clip(np.rint(linear_to_srgb(linear) * 255.0), 0, 255).astype(np.uint8))
 
 
 def apply_balance(image: np.ndarray, gains: np.ndarray | tuple[float, float, float]) -> np.ndarray:

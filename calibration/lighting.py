@@ -16,7 +16,8 @@ changes:
    curve does), round to 8 bits, and optionally pass through JPEG at ``jpeg_quality``.
 
 :data:`SHIFTS` names the three used for the targets of issue 4: ``warm`` (uncorrected 2800 K tungsten),
-``dim`` (a tenth of the light: 8-bit values scaled by about 0.38; noisy, re-compressed) and ``cool`` (7500 K shade, uncorrected).
+``dim`` (a tenth of the light: 8-bit values scaled by about 0.38; noisy, re-compressed) and ``cool``
+(7500 K shade, uncorrected).
 """
 
 from __future__ import annotations
@@ -95,24 +96,34 @@ def illuminant_gains(kelvin: float, *, reference: float = 6500.0) -> np.ndarray:
     def linear_rgb(t: float) -> np.ndarray:
         x, y = planckian_xy(t)
         xyz = np.array([x / y, 1.0, (1 - x - y) / y])
-        return np.maximum(XYZ_TO_SRGB @ xyz, 1e-4)
+        return np.asarray(np.maximum(XYZ_TO_SRGB @ xyz, 1e-4))
 
     ratio = linear_rgb(kelvin) / linear_rgb(reference)
     return np.asarray(ratio[::-1])  # RGB -> BGR
 
 
+def srgb_to_linear(v: np.ndarray) -> np.ndarray:
+    """Linear light of sRGB-encoded values in 0..1 (IEC 61966-2-1)."""
+    v = np.asarray(v, np.float64)
+    return np.asarray(np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4))
+
+
+def linear_to_srgb(x: np.ndarray) -> np.ndarray:
+    """sRGB-encoded values in 0..1 of linear light (clipped to 0..1 first)."""
+    x = np.clip(x, 0.0, 1.0)
+    return np.asarray(np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055))
+
+
 def _to_linear(image: np.ndarray) -> np.ndarray:
-    v = np.arange(256, dtype=np.float64) / 255.0
-    lut = np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4).astype(np.float32)
-    return lut[image]
+    lut = srgb_to_linear(np.arange(256) / 255.0).astype(np.float32)
+    return np.asarray(lut[image])
 
 
 def _to_srgb(linear: np.ndarray, gamma: float) -> np.ndarray:
     x = np.clip(linear, 0.0, 1.0)
     if gamma != 1.0:
         x = x**gamma  # the extra tone curve, then sRGB's own encoding
-    encoded = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
-    return np.clip(np.rint(encoded * 255.0), 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(np.rint(linear_to_srgb(x) * 255.0), 0, 255).astype(np.uint8))
 
 
 def shift_light(image: np.ndarray, shift: Shift, *, seed: int = 0) -> np.ndarray:
@@ -146,7 +157,10 @@ def shift_light(image: np.ndarray, shift: Shift, *, seed: int = 0) -> np.ndarray
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, shift.jpeg_quality])
         if not ok:
             raise RuntimeError("OpenCV could not encode the shifted photo as JPEG")
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        if decoded is None:
+            raise RuntimeError("OpenCV could not decode the shifted photo's JPEG")
+        out = decoded
     return out
 
 

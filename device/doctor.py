@@ -216,20 +216,22 @@ def check_cast(image: np.ndarray) -> Finding:
 
 
 def check_calibration(path: Path | None, image: np.ndarray | None) -> Finding:
-    """The calibration file exists, is JSON, and was made at the camera's current frame size."""
+    """The calibration file exists, reads as a calibration (:func:`calibration.load`), and was made at the
+    camera's current frame size."""
     if path is None:
         return Finding("calibration", SKIPPED, "no calibration path configured")
     fix = (
         f"calibrate on the scoreboard's set-up page, or: qwirkle calibrate --photo P --known B.json -o {path}"
     )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         return Finding("calibration", PROBLEM, f"{path}: not calibrated yet (default colours are used)", fix)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        return Finding("calibration", PROBLEM, f"{path}: unreadable ({err})", fix)
-    size = (data.get("width"), data.get("height")) if isinstance(data, dict) else (None, None)
-    if image is None or not all(isinstance(v, int) for v in size):
+    from calibration import CalibrationError, load
+
+    try:
+        size = load(path).size
+    except CalibrationError as err:
+        return Finding("calibration", PROBLEM, f"unreadable: {err}", fix)
+    if image is None or size is None:
         return Finding("calibration", OK, f"{path} is present (its view was not compared)")
     h, w = image.shape[:2]
     if size != (w, h):

@@ -103,9 +103,10 @@ def _story(readings: list[Reading], layout: Layout | None) -> _Story:
     """The tiles on the table after each photo, using every photo as evidence.
 
     A tile never moves once placed, so each cell's tile is the confidence-weighted vote of every photo
-    that read it, and it belongs to the first photo from which the cell stays occupied in at least half
-    of the photos (a tile unreadable in the photo of its move is still credited to that move; a one-off
-    false detection is dropped).
+    that read it, and it belongs to the photo where its cell turns from empty to occupied: the step that
+    disagrees with the fewest photos (sightings before it, misses after it; the earliest of equals). A
+    tile unreadable but seen in the photo of its move is credited to that move, and a cell seen in fewer
+    photos than it is missed from its first sighting on is dropped as a false detection.
     """
     fixed = layout is not None
     reference = layout.start_tiles if layout is not None else Board()
@@ -126,10 +127,17 @@ def _story(readings: list[Reading], layout: Layout | None) -> _Story:
     n = len(readings)
     first: dict[Cell, int] = {}
     for cell in set().union(*occupied):
+        occ = [cell in o for o in occupied]
+        best, errors = None, sum(occ)  # never placed: every sighting is a false one
+        seen_before = 0
         for k in range(n):
-            if cell in occupied[k] and 2 * sum(cell in occupied[j] for j in range(k, n)) >= n - k:
-                first[cell] = k
-                break
+            if occ[k]:
+                wrong = seen_before + sum(not o for o in occ[k:])  # sightings before, misses after
+                if wrong < errors:
+                    best, errors = k, wrong
+            seen_before += occ[k]
+        if best is not None:
+            first[cell] = best
     identity = {cell: max(v.items(), key=lambda kv: kv[1])[0] for cell, v in votes.items() if v}
     if layout is not None:  # the printed start tiles are known whatever the photos show
         identity.update(layout.start_tiles)

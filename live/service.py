@@ -11,10 +11,14 @@
 
 Construction
     ``GameService(store_path, *, source=None, reader=None, variant="classic", layout=None,
-    calibration=None, clock=time.monotonic, settler=None, motion=None, retry_seconds=2.0)``.
+    calibration=None, clock=time.monotonic, settler=None, motion=None, retry_seconds=2.0, phone=None)``.
     ``source`` is a :class:`vision.frames.FrameSource` (None: no camera, moves come from the phone);
     ``reader`` maps a BGR frame to a :class:`vision.reading.Reading` (None: ``vision.read_table`` with
-    the game's tile set and layout and ``calibration``). The latest game in the store is resumed.
+    the game's tile set and layout and ``calibration``, a :class:`calibration.Calibration` read through
+    :func:`calibration.read_calibrated`, or bare :class:`vision.Prototypes`); ``phone(frame, service)``
+    is called with each frame before it is judged (the demo's simulated players press their buttons:
+    :class:`live.demo.DemoPhone`).
+    The latest game in the store is resumed.
 
 Life cycle
     ``start()`` runs the camera loop in one background thread (no-op without a source), ``stop()`` ends
@@ -36,8 +40,11 @@ State and changes
 
 Actions (each is one event with the next version; stored before it is announced)
     ``new_game(players, *, variant=None, teams=None, first=0, turn_seconds=None, layout=None)``,
-    ``play(placement)`` (a placement typed on the phone), ``declare_trade(count)``,
-    ``declare_reroll(count)``, ``pass_turn()``, ``correct_tile(row, col, tile_or_None)``,
+    ``play(placement)`` (a placement typed on the phone), ``declare_trade(count, *, turn=None)``,
+    ``declare_reroll(count, *, turn=None)``, ``draw(*, turn=None)`` (Cubes), ``pass_turn(*, turn=None)``
+    (``turn``: the number the
+    phone expects the new turn to get; a stale press, e.g. retried after a restart, is refused),
+    ``correct_tile(row, col, tile_or_None)``,
     ``accept_reading()`` and ``resolve(action)`` (``"keep"``, ``"accept"`` or ``"cancel"``) for the
     pending item, ``adjust(side, points, note="")``, ``undo()``, ``redo()``, ``end_game()``.
     Bad calls raise the rules core's exceptions (:class:`table.GameError`,
@@ -48,7 +55,12 @@ Queries
     ``check(placement) -> dict`` (the contract's ``check`` JSON on the current board),
     ``spots(tile) -> dict`` (``{"cells": [[r, c], ...]}``), ``export(game_id=None) -> dict`` (a game with
     its moves, final state and stored events), ``games() -> list[dict]`` (every stored game, newest
-    first), ``snapshot() -> bytes | None`` (the latest frame as JPEG with the recognised tiles marked).
+    first), ``snapshot() -> bytes | None`` (the latest frame as JPEG with the recognised tiles marked),
+    ``latest_frame() -> ndarray | None`` (the last raw BGR frame, for the calibration wizard).
+
+Calibration
+    ``set_calibration(cal)``: later frames are read with ``cal`` (one ``calibration`` event); the state's
+    ``calibration`` is ``{"learned_from", "when"}`` or None.
 
 How a turn is seen: see :mod:`live.settle` (when the table is settled), :mod:`live.register` (the reading
 mapped onto the board) and :mod:`live.turns` (what changed). New tiles are a placement: legal ones are
@@ -62,21 +74,23 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import numpy as np
 
+from live.corrections import TileInput, acceptable, corrected, kept, parse_placement, parse_tile, pending_item
 from live.events import EventLog
 from live.session import Declared, Session
 from live.settle import MotionDetector, Settler, reading_key
 from live.store import GameStore
 from live.turns import Change, Fix, Observation, busy, compare, observe
-from table import Cell, Game, GameError, Layout, PlacedTile, Tile, spots
-from table.codec import board_to_json, check_to_json, layout_to_json, placement_from_json, violation_to_json
+from table import Cell, Game, GameError, Layout, spots
+from table.codec import board_to_json, check_to_json, layout_to_json, violation_to_json
 from table.game import turn_to_json
-from table.moves import Play
 from table.scoring import score
 from vision.frames import Frame, FrameSource, SourceError, SourceUnavailableError
 from vision.reading import Reading
@@ -91,7 +105,7 @@ class GameService:
 
     def __init__(
         self,
-        store_path: str,
+        store_path: str | Path,
         *,
         source: FrameSource | None = None,
         reader: Reader | None = None,
@@ -102,6 +116,7 @@ class GameService:
         settler: Settler | None = None,
         motion: MotionDetector | None = None,
         retry_seconds: float = 2.0,
+        phone: Callable[[Frame, GameService], None] | None = None,
     ) -> None:
         self.clock = clock
         self._lock = threading.RLock()
@@ -114,6 +129,7 @@ class GameService:
         self._settler = settler or Settler()
         self._motion = motion or MotionDetector()
         self._retry = retry_seconds
+        self._phone = phone
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         # The game and what follows it.
@@ -214,6 +230,7 @@ class GameService:
                 "declared": session.declared.to_json() if session and session.declared else None,
             }
             out["camera"] = {**self._camera, "frames": self._frames}
+            out["calibration"] = _calibration_json(self._calibration)
             return out
 
     # Set-up -------------------------------------------------------------------------------------------
@@ -259,23 +276,39 @@ class GameService:
         """Record a placement typed on the phone (placed tiles, or the contract's placement JSON)."""
         with self._lock:
             session = self._need_game()
-            tiles = self._placement(placement, session)
+            tiles = parse_placement(placement, session.game.tileset)
             turn = session.game.play(tiles)
             self._after_move("turn", {"turn": turn_to_json(turn), "source": "phone"})
             return self.state()
 
-    def declare_trade(self, count: int) -> dict[str, Any]:
-        """The player to move traded ``count`` tiles; it is their turn once the table shows nothing new."""
-        return self._declare("trade", count)
+    def declare_trade(self, count: int, *, turn: int | None = None) -> dict[str, Any]:
+        """The player to move traded ``count`` tiles; it is their turn once the table shows nothing new.
 
-    def declare_reroll(self, count: int) -> dict[str, Any]:
+        Pressing again replaces the declaration (the same one twice is one). ``turn``, the number the
+        phone expects the new turn to get (``len(state()["turns"]) + 1``), makes a stale press harmless:
+        a press that arrives after that turn was recorded (a retry after a restart) is refused.
+        """
+        return self._declare("trade", count, turn)
+
+    def declare_reroll(self, count: int, *, turn: int | None = None) -> dict[str, Any]:
         """Qwirkle Cubes: the player to move re-rolled ``count`` cubes (as :meth:`declare_trade`)."""
-        return self._declare("reroll", count)
+        return self._declare("reroll", count, turn)
 
-    def pass_turn(self) -> dict[str, Any]:
+    def draw(self, *, turn: int | None = None) -> dict[str, Any]:
+        """Qwirkle Cubes: the player to move draws cubes up to six as their turn (``turn`` as for
+        :meth:`declare_trade`)."""
         with self._lock:
-            turn = self._need_game().game.pass_turn()
-            self._after_move("turn", {"turn": turn_to_json(turn), "source": "phone"})
+            self._expect(turn)
+            made = self._need_game().game.draw()
+            self._after_move("turn", {"turn": turn_to_json(made), "source": "phone"})
+            return self.state()
+
+    def pass_turn(self, *, turn: int | None = None) -> dict[str, Any]:
+        """The player to move cannot play and the bag is empty (``turn`` as for :meth:`declare_trade`)."""
+        with self._lock:
+            self._expect(turn)
+            turn_made = self._need_game().game.pass_turn()
+            self._after_move("turn", {"turn": turn_to_json(turn_made), "source": "phone"})
             return self.state()
 
     def adjust(self, side: str, points: int, note: str = "") -> dict[str, Any]:
@@ -305,7 +338,7 @@ class GameService:
             return self.state()
 
     # Corrections --------------------------------------------------------------------------------------
-    def correct_tile(self, row: int, col: int, tile: Tile | str | Mapping[str, str] | None) -> dict[str, Any]:
+    def correct_tile(self, row: int, col: int, tile: TileInput) -> dict[str, Any]:
         """Say what the tile at (row, col) really is (None: there is no tile there).
 
         On a confirmed cell this amends the turn that placed it (every later turn is re-checked and
@@ -314,16 +347,10 @@ class GameService:
         """
         with self._lock:
             session = self._need_game()
-            game = session.game
             cell = (row, col)
-            fixed = self._tile(tile, session)
-            if cell in game.board:
-                number, move = self._turn_placing(cell, session)
-                kept = tuple(p for p in move.tiles if p.cell != cell)
-                if fixed is None and not kept:
-                    raise GameError(f"({row},{col}) was turn {number}'s only tile: undo that turn instead")
-                new = kept if fixed is None else tuple(sorted((*kept, PlacedTile(row, col, fixed))))
-                game.amend(number, Play(new))
+            fixed = parse_tile(tile, session.game.tileset)
+            if cell in session.game.board:
+                session.game = corrected(session.game, {cell: fixed})
                 session.fixes[cell] = Fix(fixed, always=fixed is not None)
             else:
                 if not self._seen_at(cell):
@@ -339,20 +366,12 @@ class GameService:
         with self._lock:
             session = self._need_game()
             change = self._current_change()
-            if change is None or change.nothing:
-                raise GameError("nothing to accept: the table matches the board")
-            if change.removed:
-                cells = ", ".join(f"({p.row},{p.col})" for p in change.removed)
-                raise GameError(f"tiles cannot leave the table ({cells}): put them back, or resolve 'keep'")
-            if change.unreadable:
-                r, c = change.unreadable[0]
-                raise GameError(f"({r},{c}) could not be read: correct that tile first")
-            for cell, _was, now in change.changed:
-                number, move = self._turn_placing(cell, session)
-                new = tuple(sorted(PlacedTile(*p.cell, now) if p.cell == cell else p for p in move.tiles))
-                session.game.amend(number, Play(new))
-            if change.changed:
-                self._store_change("correction", {"accepted": [list(c) for c, _, _ in change.changed]})
+            if change is None:
+                raise GameError("nothing to accept: the table is not settled")
+            amend = acceptable(change)
+            if amend:
+                session.game = corrected(session.game, amend)
+                self._store_change("correction", {"accepted": [list(c) for c in amend]})
             self._reconsider(force=True)
             return self.state()
 
@@ -370,15 +389,11 @@ class GameService:
                 self._store_change("cancel", {})
             elif action == "keep":
                 change = self._current_change()
-                if change is None or not change.needs_attention:
-                    raise GameError("nothing to keep: no tile needs attention")
-                for p in change.removed:
-                    session.fixes[p.cell] = Fix(p.tile, always=True)
-                for cell, was, _now in change.changed:
-                    session.fixes[cell] = Fix(was, always=True)
-                for cell in change.unreadable:
-                    session.fixes[cell] = Fix(None)
-                self._store_change("keep", {"cells": [list(c) for c in change.cells()]})
+                if change is None:
+                    raise GameError("nothing to keep: the table is not settled")
+                fixes = kept(change)
+                session.fixes.update(fixes)
+                self._store_change("keep", {"cells": [list(c) for c in sorted(fixes)]})
             else:
                 raise GameError(f"resolve: unknown action {action!r} (keep, accept, cancel)")
             self._reconsider(force=True)
@@ -389,15 +404,15 @@ class GameService:
         """The contract's ``check`` JSON for ``placement`` on the current board (the dispute checker)."""
         with self._lock:
             session = self._need_game()
-            tiles = self._placement(placement, session)
+            tiles = parse_placement(placement, session.game.tileset)
             found = session.game.violations(tiles)
             points = None if found else score(session.game.board, tiles, layout=session.game.layout)
             return check_to_json(found, points)
 
-    def spots(self, tile: Tile | str | Mapping[str, str]) -> dict[str, Any]:
+    def spots(self, tile: TileInput) -> dict[str, Any]:
         with self._lock:
             session = self._need_game()
-            parsed = self._tile(tile, session)
+            parsed = parse_tile(tile, session.game.tileset)
             if parsed is None:
                 raise GameError("spots: which tile?")
             game = session.game
@@ -437,6 +452,38 @@ class GameService:
             return None
         return annotate(frame.image, reading)
 
+    def latest_frame(self) -> np.ndarray | None:
+        """The last raw frame (BGR uint8, H×W×3) the camera gave, or None before the first one."""
+        with self._lock:
+            return None if self._frame is None else self._frame.image
+
+    # Calibration --------------------------------------------------------------------------------------
+    @property
+    def calibration(self) -> Any:
+        """The calibration frames are read with (None: the tile set's defaults)."""
+        return self._calibration
+
+    def set_calibration(self, calibration: Any) -> dict[str, Any]:
+        """Read every later frame with ``calibration`` (a :class:`calibration.Calibration`, or None for
+        the defaults); one ``calibration`` event so the pages refresh.
+
+        A calibration made for another edition than the running game's is refused (:class:`GameError`).
+        """
+        from calibration import Calibration
+
+        if calibration is not None and not isinstance(calibration, Calibration):
+            raise TypeError(f"set_calibration: expected a calibration.Calibration, got {type(calibration)}")
+        with self._lock:
+            session = self._session
+            if calibration is not None and session is not None:
+                name = session.game.tileset.name
+                if calibration.tileset != name:
+                    raise GameError(f"calibration: made for {calibration.tileset}, the game is {name}")
+            self._calibration = calibration
+            self._calm = None  # judge the table again with the new eyes
+            self._changed("calibration", {"calibration": _calibration_json(calibration)})
+            return self.state()
+
     # The camera loop ----------------------------------------------------------------------------------
     def _run(self) -> None:
         assert self._source is not None
@@ -463,6 +510,8 @@ class GameService:
             self._frames += 1
             if self._camera["status"] != "ok":
                 self._camera_status("ok", None)
+        if self._phone is not None:
+            self._phone(frame, self)
         at = frame.timestamp
         if self._motion.update(frame.image):
             self._settler.moved(at)
@@ -475,7 +524,16 @@ class GameService:
         reader = self._reader_now()
         if reader is None:
             return
-        reading = reader(frame.image)
+        try:
+            reading = reader(frame.image)
+        except Exception as err:  # one unreadable frame must not stop the game: skip it, say why
+            log.warning("reader failed on frame %d: %s", frame.index, err)
+            with self._lock:
+                self._camera["error"] = f"reader: {type(err).__name__}: {err}"
+                self._calm = None
+            return
+        if not reading.tiles and not reading.uncertain and self._confirmed_tiles():
+            return  # nothing found on a table that holds tiles: a failed reading, not an empty table
         is_busy = busy(reading)
         key = reading_key(reading.board, frozenset((u.row, u.col, u.reason) for u in reading.uncertain))
         settled = self._settler.offer(at, key, busy=is_busy)
@@ -490,6 +548,10 @@ class GameService:
                 self._busy = False
                 self._judge(reading, settled_at=settled.since)
 
+    def _confirmed_tiles(self) -> int:
+        with self._lock:
+            return len(self._session.game.board) if self._session is not None else 0
+
     def _reader_now(self) -> Reader | None:
         if self._reader is not None:
             return self._reader
@@ -497,9 +559,13 @@ class GameService:
             session = self._session
         if session is None:
             return None
+        from calibration import Calibration, read_calibrated
         from vision import read_table
 
         tiles, layout, calibration = session.game.tileset, session.game.layout, self._calibration
+        if isinstance(calibration, Calibration):
+            usable = calibration if calibration.tileset == tiles.name else None  # another edition's: no
+            return partial(read_calibrated, calibration=usable, tileset=tiles, layout=layout)
 
         def read(image: np.ndarray) -> Reading:
             reading: Reading = read_table(image, tileset=tiles, layout=layout, calibration=calibration)
@@ -508,14 +574,14 @@ class GameService:
         return read
 
     # Judging a settled table ----------------------------------------------------------------------------
-    def _observe(self, reading: Reading, session: Session) -> Observation:
+    def _observe(self, reading: Reading, session: Session, *, fixes: bool = True) -> Observation:
         game = session.game
         return observe(
             reading,
             game.board,
             fixed=game.layout is not None,
             hint=session.registration,
-            fixes=session.fixes,
+            fixes=session.fixes if fixes else None,
         )
 
     def _current_change(self) -> Change | None:
@@ -537,20 +603,21 @@ class GameService:
             self._set_pending(None)
             return
         game = session.game
-        seen = self._observe(reading, session)
+        raw = self._observe(reading, session, fixes=False)
         for cell in [c for c, f in session.fixes.items() if c not in game.board and not f.always]:
-            if cell not in seen.board and cell not in seen.unknown and cell not in reading.board:
+            if cell not in raw.board and cell not in raw.unknown:
                 del session.fixes[cell]  # the tile the fix was about has been taken away
+        seen = self._observe(reading, session)
         change = compare(game.board, seen)
         extra: dict[str, Any] = {"settled_at": settled_at} if settled_at is not None else {}
         if change.needs_attention:
-            self._set_pending(_item("needs-attention", change, change.reasons()))
+            self._set_pending(pending_item("needs-attention", change, change.reasons()))
             return
         if change.placed:
             declared = session.declared
             if declared is not None:
                 why = f"{declared.player} declared a {declared.kind} but tiles were placed"
-                self._set_pending(_item("needs-attention", change, [why]))
+                self._set_pending(pending_item("needs-attention", change, [why]))
                 return
             found = game.violations(change.placed)
             if not found:
@@ -558,12 +625,12 @@ class GameService:
                     session.registration = seen.registration
                     turn = game.play(change.placed)
                 except GameError as err:
-                    self._set_pending(_item("dispute", change, [str(err)]))
+                    self._set_pending(pending_item("dispute", change, [str(err)]))
                     return
                 self._pending = None
                 self._after_move("turn", {"turn": turn_to_json(turn), "source": "camera", **extra})
                 return
-            item = _item("dispute", change, [v.message for v in found])
+            item = pending_item("dispute", change, [v.message for v in found])
             item["violations"] = [violation_to_json(v) for v in found]
             self._set_pending(item)
             return
@@ -578,17 +645,18 @@ class GameService:
         self._set_pending(None)
 
     # Plumbing -----------------------------------------------------------------------------------------
-    def _declare(self, kind: str, count: int) -> dict[str, Any]:
+    def _declare(self, kind: str, count: int, turn: int | None) -> dict[str, Any]:
         with self._lock:
+            self._expect(turn)
             session = self._need_game()
             trial = Game.from_json(session.game.to_json())  # check the action without making it
             (trial.trade if kind == "trade" else trial.reroll)(count)
-            if session.declared is not None:
-                raise GameError(f"{session.declared.player} already declared a {session.declared.kind}")
+            if session.declared == Declared(kind, count, session.game.player):
+                return self.state()  # the same button pressed twice
             if self._source is None:
                 action = session.game.trade if kind == "trade" else session.game.reroll
-                turn = action(count)
-                self._after_move("turn", {"turn": turn_to_json(turn), "source": "declared"})
+                made = action(count)
+                self._after_move("turn", {"turn": turn_to_json(made), "source": "declared"})
                 return self.state()
             session.declared = Declared(kind, count, session.game.player)
             self._store_change("declared", session.declared.to_json())
@@ -657,6 +725,12 @@ class GameService:
             return "off"
         return "settling" if self._busy else "watching"
 
+    def _expect(self, turn: int | None) -> None:
+        """Refuse a press meant for another turn than the next one."""
+        due = len(self._need_game().game.history) + 1
+        if turn is not None and turn != due:
+            raise GameError(f"turn {turn}: already recorded or not yet due (the next turn is {due})")
+
     def _need_game(self) -> Session:
         if self._session is None:
             raise GameError("no game yet: start one first")
@@ -668,35 +742,14 @@ class GameService:
         seen = self._observe(self._calm, self._session)
         return cell in seen.board or cell in seen.unknown
 
-    @staticmethod
-    def _turn_placing(cell: Cell, session: Session) -> tuple[int, Play]:
-        for turn in session.game.history:
-            if isinstance(turn.move, Play) and any(p.cell == cell for p in turn.move.tiles):
-                return turn.number, turn.move
-        raise GameError(f"({cell[0]},{cell[1]}) is a printed start tile: it cannot be corrected")
 
-    @staticmethod
-    def _tile(tile: Tile | str | Mapping[str, str] | None, session: Session) -> Tile | None:
-        from table.codec import tile_from_json
-
-        tiles = session.game.tileset
-        if tile is None or isinstance(tile, Tile):
-            return tiles.check(tile) if tile is not None else None
-        if isinstance(tile, str):
-            return tiles.parse(tile)
-        return tile_from_json(tile, where="tile", tileset=tiles)
-
-    @staticmethod
-    def _placement(placement: Any, session: Session) -> tuple[PlacedTile, ...]:
-        if isinstance(placement, dict | list) and not all(isinstance(p, PlacedTile) for p in placement):
-            return placement_from_json(placement, where="placement", tileset=session.game.tileset)
-        return tuple(placement)
-
-
-def _item(kind: str, change: Change, reasons: list[str]) -> dict[str, Any]:
-    """The pending item of ``/api/state``: what kind, why, where, and what was seen."""
-    cells = change.cells() or [p.cell for p in change.placed]
-    return {"kind": kind, "reasons": reasons, "cells": [list(c) for c in cells], **change.to_json()}
+def _calibration_json(calibration: Any) -> dict[str, Any] | None:
+    """What the state says about the calibration in use: where it was learned from and when."""
+    if calibration is None:
+        return None
+    source = getattr(calibration, "source", None) or {}
+    when = getattr(calibration, "created", "") or None
+    return {"learned_from": source.get("known", "prototypes"), "when": when}
 
 
 __all__ = ["GameService", "Reader"]

@@ -30,10 +30,12 @@ class MotionDetector:
     threshold : float
         Grey levels (0..255) a shrunk pixel must change by, beyond the frame's median change, to count.
     fraction : float
-        The share of shrunk pixels that must change for the frame to count as motion.
+        The share of shrunk pixels that must change for the frame to count as motion. A hand over the
+        table changes several percent of the picture; a reflection sweeping over glossy tiles a fraction
+        of one. Motion only gates the reader (the readings must still agree), so small changes may pass.
     """
 
-    def __init__(self, *, width: int = 96, threshold: float = 10.0, fraction: float = 0.004) -> None:
+    def __init__(self, *, width: int = 96, threshold: float = 10.0, fraction: float = 0.02) -> None:
         if width < 8 or threshold <= 0 or not 0 < fraction < 1:
             raise ValueError(
                 f"MotionDetector: need width >= 8, threshold > 0, 0 < fraction < 1; "

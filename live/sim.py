@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from live.register import IDENTITY, Registration
-from table import Board, Cell, Game, PlacedTile, Tile, best_play, tileset, violations
+from table import Board, Cell, Game, GameError, PlacedTile, Tile, best_play, tileset, violations
 from table.moves import Move, Pass, Play, Trade
 from vision.frames import Frame, FrameSource
 from vision.reading import Reading, ReadTile, Uncertain
@@ -209,7 +209,9 @@ class ScriptedTable(FrameSource):
         service = self.service
         assert service is not None, "attach the service first"
         state = service.state()
-        done = sum(1 for t in state["turns"] if t["move"]["kind"] in ("play", "trade", "reroll", "pass"))
+        done = sum(
+            1 for t in state["turns"] if t["move"]["kind"] in ("play", "trade", "reroll", "draw", "pass")
+        )
         board = Board.of(_placed(state["board"]))  # the table is as the service last confirmed it
         view = View(board)
         for move in self.moves[done:]:
@@ -224,10 +226,10 @@ class ScriptedTable(FrameSource):
                 view = yield from self._place(view, move.tiles)
                 self.stats.plays += 1
             elif isinstance(move, Trade):
-                yield from self._trade(view, move.count)
+                yield from self._trade(view, move.count, done + 1)
                 self.stats.trades += 1
             else:
-                service.pass_turn()
+                self._press(service.pass_turn, turn=done + 1)
                 self.stats.passes += 1
             yield from self._until(lambda n=done + 1: self._turns() >= n, view)
             done += 1
@@ -236,7 +238,7 @@ class ScriptedTable(FrameSource):
     def _turns(self) -> int:
         assert self.service is not None
         turns = self.service.state()["turns"]
-        return sum(1 for t in turns if t["move"]["kind"] in ("play", "trade", "reroll", "pass"))
+        return sum(1 for t in turns if t["move"]["kind"] in ("play", "trade", "reroll", "draw", "pass"))
 
     def _still(self, view: View, seconds: float) -> Iterator[View]:
         for _ in range(max(1, round(seconds * self.fps))):
@@ -274,11 +276,21 @@ class ScriptedTable(FrameSource):
         self.stats.settled_at.append(self._time + 1 / self.fps)
         return view
 
-    def _trade(self, view: View, count: int) -> Iterator[View]:
+    def _trade(self, view: View, count: int, turn: int) -> Iterator[View]:
         assert self.service is not None
         yield from self._hand(view, next(iter(view.board), (0, 0)))
-        self.service.declare_trade(count)
+        self._press(self.service.declare_trade, count, turn=turn)
         self.stats.settled_at.append(self._time + 1 / self.fps)
+
+    @staticmethod
+    def _press(button: Any, *args: Any, turn: int) -> None:
+        """A phone button for turn ``turn``: after a restart the service may already have recorded it
+        (from the declaration it stored), and then refuses the press, as it should."""
+        try:
+            button(*args, turn=turn)
+        except GameError as err:
+            if "already recorded" not in str(err):
+                raise
 
     def _mistake(self, view: View, move: Play) -> Iterator[View]:
         """Put down the play with one tile swapped for one that breaks a line, wait for the dispute,

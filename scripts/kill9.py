@@ -66,9 +66,10 @@ def _life(store: Path, seed: int, moves: int | None, kill_after: float | None) -
         out, err = proc.communicate(timeout=kill_after or HUNG)
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGKILL)
-        proc.communicate()
+        _, err = proc.communicate()
         if kill_after is None:
-            raise RuntimeError(f"child hung for {HUNG} s: {' '.join(cmd)}") from None
+            tail = " | ".join(err.strip().splitlines()[-5:])
+            raise RuntimeError(f"child hung for {HUNG} s: {' '.join(cmd)}: {tail}") from None
         return None
     if proc.returncode != 0:
         raise RuntimeError(f"child failed (exit {proc.returncode}): {err.strip().splitlines()[-1:]}")
@@ -76,12 +77,15 @@ def _life(store: Path, seed: int, moves: int | None, kill_after: float | None) -
     return result
 
 
-def campaign(kills: int, *, seed: int = 0, moves: int | None = None) -> dict[str, Any]:
+def campaign(
+    kills: int, *, seed: int = 0, moves: int | None = None, keep: str | None = None
+) -> dict[str, Any]:
     """Kill children at least ``kills`` times over as many games as needed; report what was compared."""
     rng = random.Random(seed)
     games: list[dict[str, Any]] = []
     done = 0
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = keep or scratch
         game_seed = seed
         while done < kills:
             started = time.monotonic()
@@ -126,10 +130,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--kills", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--moves", type=int, help="end each game after this many turns (faster)")
+    parser.add_argument("--keep", metavar="DIR", help="keep the stores in DIR (to look into a failure)")
     args = parser.parse_args(argv)
     if args.mode == "child":
         return child(args.store, args.seed, args.moves)
-    report = campaign(args.kills, seed=args.seed, moves=args.moves)
+    report = campaign(args.kills, seed=args.seed, moves=args.moves, keep=args.keep)
     print(json.dumps(report))
     return 0 if report["all_equal"] else 1
 

@@ -1,12 +1,17 @@
-"""Shared fixtures: where the real photos live (tests that read them skip when they are absent)."""
+"""Shared fixtures: where the real photos live (tests that read them skip when they are absent), and the
+stand-in ``picamera2`` module (tests/fakes) for the Pi camera code."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+FAKES = Path(__file__).resolve().parent / "fakes"
 DATASETS = ROOT.parent / "shared" / "datasets"
 
 
@@ -24,3 +29,17 @@ def connect_game1(datasets_dir: Path) -> Path:
     if not path.is_dir():
         pytest.skip(f"dataset not present: {path}")
     return path
+
+
+@pytest.fixture
+def picamera2(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """The stand-in picamera2 (tests/fakes) importable for this test only, with an empty rig."""
+    monkeypatch.syspath_prepend(str(FAKES))
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    import picamera2
+
+    assert picamera2.__file__ is not None and str(FAKES) in picamera2.__file__
+    picamera2.rig.reset()
+    yield picamera2
+    picamera2.rig.reset()
+    sys.modules.pop("picamera2", None)

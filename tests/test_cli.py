@@ -151,3 +151,31 @@ def test_the_console_script_is_installed_and_does_not_load_opencv(tmp_path, boar
     assert json.loads(result.stdout)["score"] == 3
     exe = Path(sys.executable).with_name("qwirkle")
     assert exe.exists()
+
+
+def test_serve_takes_unset_options_from_the_config_file(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[camera]\nsource = "dir:/photos"\nfps = 1.0\n[server]\nport = 8123\nstate_dir = "/srv/q"\n'
+        '[game]\nvariant = "herkle"\npin = "4821"\n',
+        encoding="utf-8",
+    )
+    args = qwirkle.build_parser().parse_args(["serve", "--config", str(config), "--port", "9000"])
+    camera = qwirkle._serve_settings(args)
+    assert (args.source, args.host, args.port, args.variant, args.pin) == (
+        "dir:/photos",
+        "0.0.0.0",
+        9000,  # the command line wins
+        "herkle",
+        "4821",
+    )
+    assert args.store == "/srv/q/games.sqlite3" and args.calibration is None  # no calibration file yet
+    assert camera == {"lens_position": None, "fps": 1.0}
+
+
+def test_serve_with_a_bad_config_exits_2_naming_the_key(capsys, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[server]\nprot = 80\n", encoding="utf-8")
+    code, out, err = run(capsys, "serve", "--config", str(config))
+    assert code == 2 and out == ""
+    assert "unknown key server.prot" in err and err.count("\n") == 1

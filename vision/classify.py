@@ -2,9 +2,11 @@
 
 Both are nearest-prototype decisions with a soft-max confidence: a tile halfway between two prototypes
 gets 0.5, one far from every prototype gets a low *fit* as well (something that is not a tile, or a tile
-seen badly). Colours adapt to the frame: after a first pass, each colour's prototype moves halfway to the
-mean of the tiles confidently given that colour in this frame (when there are a few), and the tiles are
-named again; this absorbs what the white balance left of the light.
+seen badly). Shapes are compared by outline descriptor (:func:`vision.features.outline`), each feature
+in its prototype's own spread; Herkle's ordinaries, which are not star-shaped, by silhouette. Colours
+adapt to the frame: after a first pass, each colour's prototype moves halfway to the mean of the tiles
+confidently given that colour in this frame (when there are a few), and the tiles are named again; this
+absorbs what the white balance left of the light.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ import numpy as np
 
 from vision.features import Measurements, outline
 from vision.prototypes import LIGHTNESS_WEIGHT, Prototypes, colour_features
+
+
+#: How clearly (in shape spreads, summed over the frame's tiles) the tiles must vote for the frame's
+#: "up" parity before a shape whose name depends on it (Herkle's fess and pale) is named.
+PARITY_VOTE = 2.0
 
 
 @dataclass(frozen=True)
@@ -84,10 +91,36 @@ def _shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str],
         spread = np.array([prototypes.outline_spreads[k] for k in names])
         z = (outline(m.radial)[:, None, :] - middle[None]) / spread[None]
         return names, np.asarray(np.sqrt((z**2).sum(axis=2)))
+    return _silhouette_distance(m, prototypes)
+
+
+def _silhouette_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
+    """Silhouette distances (N, K) in spreads, with the frame's "up" voted over its tiles.
+
+    The grid's axes are known only modulo a quarter turn, and Herkle's ordinaries are not: a fess is a pale
+    turned. Each tile is compared with the templates as they are and turned a half turn (the *even*
+    parity) and turned a quarter or three (the *odd* one); the tiles that tell the two apart (a bend, a
+    chevron) vote for the frame's parity, every tile is then named in it. When the vote is not clear, a
+    tile whose name depends on the parity (a fess or a pale) is as near the one name as the other: its
+    confidence is at most one half, so it is uncertain, never read as the other.
+    """
     names = list(prototypes.shapes)
-    templates = np.array([prototypes.shapes[k] for k in names]).reshape(len(names), -1)
     sil = m.silhouette.reshape(len(m), -1)
-    return names, np.sqrt(((sil[:, None, :] - templates[None]) ** 2).mean(axis=2)) / prototypes.shape_spread
+    by_parity = []
+    for turns in ((0, 2), (1, 3)):
+        per_turn = []
+        for k in turns:
+            templates = np.array([np.rot90(prototypes.shapes[n], k) for n in names]).reshape(len(names), -1)
+            per_turn.append(np.sqrt(((sil[:, None, :] - templates[None]) ** 2).mean(axis=2)))
+        by_parity.append(np.minimum(*per_turn) / prototypes.shape_spread)
+    even, odd = by_parity
+    vote = float(np.clip(odd.min(axis=1) - even.min(axis=1), -1.0, 1.0).sum())
+    chosen, other = (even, odd) if vote >= 0 else (odd, even)
+    if abs(vote) < PARITY_VOTE:
+        rows = np.flatnonzero(chosen.argmin(axis=1) != other.argmin(axis=1))
+        chosen = chosen.copy()
+        chosen[rows, other.argmin(axis=1)[rows]] = chosen[rows].min(axis=1)  # two names, equally near
+    return names, chosen
 
 
 def _colour_distance(feats: np.ndarray, centres: np.ndarray) -> np.ndarray:

@@ -22,6 +22,12 @@ import numpy as np
 PAINT_FRACTION = 0.55
 #: A candidate's rim must be darker than this fraction of its inside.
 RIM_CONTRAST = 0.5
+#: A symbol's paint is as wide one way as the other (every symbol has a fourfold symmetry, and a tilted
+#: camera foreshortens a top face little): the smaller over the larger second moment is at least this.
+#: The symbol painted on a side face of a leaning cube, seen edge-on, is much flatter.
+ISOTROPY = 0.4
+#: Symbol candidates are this range of times the median candidate's size.
+SIZE_RANGE = (0.45, 1.4)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,14 @@ class Blobs:
     def take(self, keep: np.ndarray) -> Blobs:
         return Blobs(self.centres[keep], self.extents[keep], self.areas[keep])
 
+    def typical(self) -> Blobs:
+        """The blobs of about the median size: one edition's symbols are all much the same size, while the
+        table seen through a hole between tiles is larger and a glint or a crack between tiles smaller."""
+        if len(self) < 3:
+            return self
+        m = float(np.median(self.extents))
+        return self.take((self.extents >= SIZE_RANGE[0] * m) & (self.extents <= SIZE_RANGE[1] * m))
+
     def scaled(self, factor: float) -> Blobs:
         """The same blobs in an image ``factor`` times as large."""
         return Blobs(self.centres * factor, self.extents * factor, self.areas * factor**2)
@@ -60,6 +74,24 @@ def strength(image: np.ndarray) -> np.ndarray:
     lo = cv2.min(cv2.min(b, g), r)
     doubled = cv2.add(hi, hi, dtype=cv2.CV_16U)
     return np.asarray(cv2.subtract(doubled, lo, dtype=cv2.CV_16U)).clip(0, 255).astype(np.uint8)
+
+
+def _isotropy(pixels: np.ndarray, labels: np.ndarray, width: int, n: int) -> np.ndarray:
+    """Per label (n,), the smaller over the larger eigenvalue of its pixels' second moments (1 for a
+    disc or a square, near 0 for a line); ``pixels`` are flat indices into an image ``width`` wide."""
+    rows, cols = np.divmod(pixels, width)
+    count = np.maximum(np.bincount(labels, minlength=n), 1)
+
+    def mean(v: np.ndarray) -> np.ndarray:
+        return np.bincount(labels, v.astype(np.float64), minlength=n) / count
+
+    mr, mc = mean(rows), mean(cols)
+    a = mean(rows * rows) - mr * mr
+    b = mean(rows * cols) - mr * mc
+    c = mean(cols * cols) - mc * mc
+    root = np.sqrt(((a - c) / 2) ** 2 + b * b)
+    hi, lo = (a + c) / 2 + root, (a + c) / 2 - root
+    return np.asarray(np.clip(lo, 0, None) / np.maximum(hi, 1e-9))
 
 
 def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12.0) -> Blobs:
@@ -83,30 +115,39 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
         raise ValueError(f"strength image must be 2-D uint8, got shape {q.shape} dtype {q.dtype}")
     h, w = q.shape
     win = (window or max(min(h, w) // 8, 3)) | 1
-    mean = cv2.blur(q, (win, win))
-    raw = (q.astype(np.float32) >= mean.astype(np.float32) * PAINT_FRACTION).astype(np.uint8)
+    threshold = cv2.convertScaleAbs(cv2.blur(q, (win, win)), alpha=PAINT_FRACTION)
+    raw = (q >= threshold).view(np.uint8)
     # cut the one- or two-pixel bridges where a symbol's tip comes close to its tile's edge
-    paint = np.asarray(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
+    paint = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(paint, connectivity=4)
-    # mean strength on a two-pixel rim around each blob and inside it
-    grown = cv2.dilate(labels.astype(np.float32), np.ones((3, 3), np.uint8), iterations=2)
-    rim = paint == 0
-    rim_labels = grown[rim].astype(np.int64)
-    rim_count = np.bincount(rim_labels, minlength=n)
-    rim_sum = np.bincount(rim_labels, q[rim].astype(np.float64), minlength=n)
-    inside = np.bincount(labels.ravel(), q.ravel().astype(np.float64), minlength=n)
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     extent = np.maximum(bw, bh).astype(np.float64)
-    rim_mean = rim_sum / np.maximum(rim_count, 1)
-    inside_mean = inside / np.maximum(area, 1)
     keep = (
         (area >= min_area)
-        & (rim_count > 0)
-        & (rim_mean < RIM_CONTRAST * inside_mean)
         & (extent < min(h, w) / 4)
         & (area >= 0.2 * bw * bh)
         & (np.minimum(bw, bh) >= 0.35 * extent)
     )
     keep[0] = False  # label 0 is the dark background
+    # the pixel statistics of the blobs that passed so far: the table or a printed board around the
+    # tiles can be most of the picture, and none of it needs looking at
+    ids = np.zeros(n, np.uint16 if n < 65536 else np.float32)  # cv2.dilate takes no 32-bit integers
+    ids[keep] = np.arange(1, int(keep.sum()) + 1)
+    own = np.asarray(np.take(ids, np.asarray(labels)), dtype=ids.dtype)
+    k = int(keep.sum()) + 1
+    flat_q = q.ravel()
+    inner = np.flatnonzero(own.ravel())
+    inner_ids = own.ravel()[inner].astype(np.int64)
+    inside = np.bincount(inner_ids, flat_q[inner], minlength=k)
+    isotropy = _isotropy(inner, inner_ids, w, k)
+    # mean strength on a two-pixel rim around each blob
+    grown = cv2.dilate(own, np.ones((3, 3), np.uint8), iterations=2)
+    rim = np.flatnonzero(((grown > 0) & (paint == 0)).ravel())
+    rim_ids = grown.ravel()[rim].astype(np.int64)
+    rim_count = np.bincount(rim_ids, minlength=k)
+    rim_mean = np.bincount(rim_ids, flat_q[rim], minlength=k) / np.maximum(rim_count, 1)
+    inside_mean = inside / np.concatenate([[1.0], area[keep]])
+    good = (rim_count > 0) & (rim_mean < RIM_CONTRAST * inside_mean) & (isotropy >= ISOTROPY)
+    keep[keep] = good[1:]
     return Blobs(centroids[keep][:, ::-1].astype(np.float64), extent[keep], area[keep])

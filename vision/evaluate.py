@@ -9,7 +9,8 @@ Counted per tile of the truth: *right* (its cell read with its colour and shape)
 another tile: a silent error), *uncertain* (reported as not readable) or *missed*. Tiles the truth itself
 lists as uncertain (hidden by a hand, cut by the frame's edge) are right when read right or reported
 uncertain. A read tile on a cell the truth has empty is an *extra* (also a silent error). A frame is
-*exact* when every tile is right and nothing extra is read.
+*exact* when every tile is right and nothing extra is read. Cells the truth lists as ``occluded`` (tiles
+or empty cells a hand covers) are counted, and how many of them the reader reported uncertain.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class Tally:
     missed: int = 0
     extra: int = 0
     false_alarms: int = 0
+    occluded: int = 0
+    occluded_reported: int = 0
     colours: Counter[tuple[str, str]] = field(default_factory=Counter)
     shapes: Counter[tuple[str, str]] = field(default_factory=Counter)
 
@@ -66,6 +69,8 @@ class Tally:
             "missed",
             "extra",
             "false_alarms",
+            "occluded",
+            "occluded_reported",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.colours.update(other.colours)
@@ -87,6 +92,8 @@ class Tally:
             "uncertain": self.uncertain,
             "missed": self.missed,
             "uncertain_on_empty_cells": self.false_alarms,
+            "occluded_cells": self.occluded,
+            "occluded_cells_reported": self.occluded_reported,
         }
 
 
@@ -116,6 +123,9 @@ def score_frame(reading: Reading, truth: dict[str, Any], *, layout: Layout | Non
         shown = UNREAD if got is None and cell in unsure else MISSED if got is None else None
         t.colours[(tile.colour, shown or got.colour)] += 1  # type: ignore[union-attr]
         t.shapes[(tile.shape, shown or got.shape)] += 1  # type: ignore[union-attr]
+    hidden = {(u["row"], u["col"]) for u in truth.get("uncertain", []) if u.get("reason") == "occluded"}
+    t.occluded = len(hidden)
+    t.occluded_reported = len(hidden & unsure)
     t.extra = sum(1 for cell in read if cell not in want)
     t.false_alarms = sum(1 for cell in unsure if cell not in want)
     t.exact = int(t.right == t.tiles and t.extra == 0)
@@ -201,6 +211,7 @@ def report_text(result: dict[str, Any]) -> str:
         f"frames exact: {o['frames_exact']}/{o['frames']}",
         f"wrong {o['wrong']}, extra {o['extra']}, uncertain {o['uncertain']}, missed {o['missed']}, "
         f"uncertain on empty cells {o['uncertain_on_empty_cells']}",
+        f"occluded cells reported uncertain: {o['occluded_cells_reported']}/{o['occluded_cells']}",
         f"read median {t['read_median_ms']} ms, decode median {t['decode_median_ms']} ms, "
         f"ratio {t['read_over_decode']}",
     ]

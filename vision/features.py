@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.detect import strength
+from vision.geometry import remap
 
 #: Side of the silhouette a shape is compared on.
 MASK = 16
@@ -21,12 +22,16 @@ MASK = 16
 RIM_DARK = 0.6
 #: A tile's paint covers at most this fraction of the band along the cell's edge.
 MAX_REACH = 0.5
+#: Patches measured per cv2.remap call (it takes images of at most 32767 rows).
+CHUNK = 256
 #: The silhouette's root-mean-square radius, as a fraction of MASK.
 SPREAD = 0.22
 #: Rays of the radial profile (angles, evenly spaced from the grid's column axis) and samples along each.
 RAYS = 64
 #: How far the rays reach, in cells (a criss-cross's tips come within a few per cent of the face's corner).
 REACH = 0.5
+#: Patches measured per cv2.remap call (it takes images of at most 32767 rows).
+CHUNK = 256
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,18 @@ class Presence:
     offset: np.ndarray
     level: np.ndarray
     radius: np.ndarray
+
+    def take(self, keep: np.ndarray) -> Presence:
+        return Presence(
+            self.contrast[keep],
+            self.frame[keep],
+            self.rim[keep],
+            self.reach[keep],
+            self.coverage[keep],
+            self.offset[keep],
+            self.level[keep],
+            self.radius,
+        )
 
     def found(self, min_contrast: float) -> np.ndarray:
         """Patches that look like a tile centred in its cell: contrasted paint of a symbol's size in the
@@ -177,7 +194,7 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
     body = _masked_mean(patches, ring)
     silhouette = _centred(np.clip(level, 0, 1) * inner, p.offset)
     sharpness = _sharpness(level, (level > 0.5) & inner)
-    lo = patches.min(axis=3)
+    lo = np.minimum(np.minimum(patches[..., 0], patches[..., 1]), patches[..., 2])
     glare = ((lo > 235) & (radius > 0.38)).mean(axis=(1, 2)) / max(float((radius > 0.38).mean()), 1e-6)
     return Measurements(
         paint,
@@ -219,11 +236,11 @@ def outline(radial_profile: np.ndarray) -> np.ndarray:
 def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.ndarray:
     """The symbol's radial profile: its radius along ``rays`` rays from its centre, over the mean radius.
 
-    Along each ray the paint level is sampled outwards from the centre; whatever lies before the paint
-    starts counts as paint (the colour-blind edition's inner mark is a hole in the symbol, not its edge),
-    and the radius is where the paint first ends, found to a fraction of a pixel as the sum of the running
-    minimum of the clipped level (stray paint beyond a gap is ignored). Every classic symbol is
-    star-shaped about its centre, so the profile is its whole outline.
+    Along each ray the paint level is sampled outwards from the centre; whatever lies before the ray is
+    first fully in the paint counts as paint (the colour-blind edition's inner mark is a hole in the
+    symbol, not its edge), and the radius is where the paint first ends, found to a fraction of a pixel as
+    the sum of the running minimum of the clipped level (stray paint beyond a gap is ignored). Every
+    classic symbol is star-shaped about its centre, so the profile is its whole outline.
 
     Parameters
     ----------
@@ -237,6 +254,10 @@ def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.nda
     ndarray, shape (N, rays), float32
     """
     n, s = level.shape[:2]
+    if n > CHUNK:  # cv2.remap takes at most 32767 rows
+        return np.concatenate(
+            [radial(level[k : k + CHUNK], offset[k : k + CHUNK], rays=rays) for k in range(0, n, CHUNK)]
+        )
     if n == 0:
         return np.zeros((0, rays), np.float32)
     steps = max(round(REACH * s * 2), 4)  # half-pixel steps
@@ -248,16 +269,12 @@ def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.nda
     rows = np.clip(rows, 0, s - 1) + (np.arange(n, dtype=np.float32) * s)[:, None, None]
     cols = np.clip(cols, 0, s - 1)
     stacked = np.ascontiguousarray(level.reshape(n * s, s), dtype=np.float32)
-    v = cv2.remap(
-        stacked,
-        cols.reshape(n * rays, steps),
-        rows.reshape(n * rays, steps),
-        cv2.INTER_LINEAR,
-    ).reshape(n, rays, steps)
+    v = remap(stacked, rows.reshape(n * rays, steps), cols.reshape(n * rays, steps)).reshape(n, rays, steps)
     v = np.clip(v, 0.0, 1.0)
-    started = np.maximum.accumulate(v > 0.5, axis=2)
-    v = np.where(started, v, 1.0)
-    r = np.minimum.accumulate(v, axis=2).sum(axis=2)
+    # the paint starts where a ray is first fully in it (its edge with a hole is only half paint)
+    full = np.maximum(0.9 * v.max(axis=2, keepdims=True), 0.5)
+    started = np.maximum.accumulate(v >= full, axis=2)
+    r = np.minimum.accumulate(np.where(started, v, 1.0), axis=2).sum(axis=2)
     return np.asarray(r / np.maximum(r.mean(axis=1, keepdims=True), 1e-6), np.float32)
 
 

@@ -17,9 +17,20 @@ import cv2
 import numpy as np
 
 
-def to_xy(points_rc: np.ndarray) -> np.ndarray:
-    """OpenCV's ``(x, y)`` order of ``(row, col)`` points: shape (..., 2) float32, the last axis swapped."""
-    return np.ascontiguousarray(np.asarray(points_rc, dtype=np.float32)[..., ::-1])
+def remap(image: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, border: int = 0) -> np.ndarray:
+    """Sample ``image`` (bilinear) at the points ``(rows[i, j], cols[i, j])``: the output has the maps'
+    shape (float32, at most 32767 rows), outside the image ``border``. OpenCV's ``cv2.remap`` wants
+    the ``x`` (column) map first."""
+    return np.asarray(
+        cv2.remap(
+            image,
+            np.asarray(cols, np.float32),
+            np.asarray(rows, np.float32),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=border,
+        )
+    )
 
 
 def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -38,7 +49,7 @@ def fit_homography(src: np.ndarray, dst: np.ndarray, *, tolerance: float | None 
     """
     src = np.asarray(src, dtype=np.float64)
     dst = np.asarray(dst, dtype=np.float64)
-    if len(src) >= 4 and _spread(src) >= 1.0:
+    if len(src) >= 4 and spread(src) >= 1.0:
         method = cv2.RANSAC if tolerance is not None else 0
         h, _ = cv2.findHomography(src[:, ::-1], dst[:, ::-1], method, tolerance or 3.0)
         if h is not None and np.isfinite(h).all() and abs(h[2, 2]) > 1e-12:
@@ -50,7 +61,7 @@ def fit_homography(src: np.ndarray, dst: np.ndarray, *, tolerance: float | None 
 def affine(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """The least-squares affine map taking ``src`` to ``dst`` (N, 2), as a 3×3; a similarity below 3
     points or on one line."""
-    if len(src) < 3 or _spread(src) < 0.5:
+    if len(src) < 3 or spread(src) < 0.5:
         return similarity(src, dst)
     a = np.hstack([src, np.ones((len(src), 1))])
     m, *_ = np.linalg.lstsq(a, dst, rcond=None)
@@ -70,7 +81,7 @@ def similarity(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return np.array([[m[0, 0], m[0, 1], t[0]], [m[1, 0], m[1, 1], t[1]], [0, 0, 1]])
 
 
-def _spread(points: np.ndarray) -> float:
+def spread(points: np.ndarray) -> float:
     """The smaller standard deviation of the points' principal axes (0 for collinear points)."""
     if len(points) < 3:
         return 0.0

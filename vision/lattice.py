@@ -2,9 +2,10 @@
 
 Tiles pushed together by hand keep a regular spacing locally but drift over a long line, sit a few
 degrees askew, and come in separate groups. So cells are assigned *locally*: each candidate takes its
-cell from an already placed neighbour, rounding the step between them in lattice units (a spanning tree
-grown shortest step first), and only then is one homography fitted through all of them, for
-perspective, to join separate groups and to predict where the empty cells are.
+cell from an already placed neighbour, rounding the step between them in the neighbour's own local basis
+(a spanning tree grown shortest step first). Separate groups are then joined where the placed points put
+them, and only where that is clear (:func:`_shift`, :func:`_rigid_shift`); one homography through all
+the points finally predicts where the empty cells are.
 
 The lattice's orientation comes from the directions between neighbouring candidates (modulo a quarter
 turn) and its pitch from their spacing; neither is a constant. Points are ``(row, col)`` pixels, cells
@@ -19,13 +20,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.geometry import affine, apply_homography, fit_homography, local_axes
+from vision.geometry import apply_homography, fit_homography, local_axes, similarity, spread
 
 #: Without neighbours to measure, a tile is this many times its symbol's extent (classic symbols span
 #: 0.55..0.9 of the face).
 TILE_PER_SYMBOL = 1.35
 #: A step between two candidates more than this far from whole cells does not place one from the other.
 OFF_GRID = 0.3
+#: A group this far from a whole shift of the lattice, or further, has no shift it clearly belongs at.
+AMBIGUOUS = 0.4
+#: A point of a joined group this far (cells) from where the placed points put it is left for a later
+#: group of its own: its group's own tree went astray there.
+JOIN_MISFIT = 0.45
+#: A group further than this many cells from the placed ones is joined by a rigid fit (_rigid_shift).
+FAR = 3.0
+#: There, the largest misfit (cells) of any point to the grid fitted through both parts, for the best
+#: shift and for the next best.
+RIGID_FIT = 0.2
+RIGID_OTHER = 0.3
+FAR_OFF_GRID = 0.15
+#: How many placed points nearest to a new group place it.
+NEIGHBOURS = 12
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,12 @@ class Lattice:
     def cell_of(self, points: np.ndarray) -> np.ndarray:
         """Fractional cells of image points (..., 2)."""
         return apply_homography(np.linalg.inv(self.homography), points)
+
+
+def cell_keys(cells: np.ndarray) -> np.ndarray:
+    """One integer per cell (..., 2) int, for set operations on arrays of cells (``np.isin``)."""
+    c = np.asarray(cells, np.int64).reshape(-1, 2)
+    return np.asarray(c[:, 0] * (1 << 32) + c[:, 1])
 
 
 def fit_lattice(points: np.ndarray, extents: np.ndarray, *, diagonal: bool = False) -> Lattice:
@@ -103,7 +124,7 @@ def fit_lattice(points: np.ndarray, extents: np.ndarray, *, diagonal: bool = Fal
         theta, pitch = theta + math.pi / 4, pitch / math.sqrt(2)
         theta -= math.pi / 2 if theta > math.pi / 4 else 0.0
     pitch = _refine_pitch(pts, d, theta, pitch)
-    cells, placed = _grow(pts, d, theta, pitch, ~dropped)
+    cells, placed, _ = _grow(pts, d, theta, pitch, ~dropped)
     cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped)
     h = fit_homography(cells[placed].astype(np.float64), pts[placed], tolerance=0.3 * pitch)
     centre = cells[placed].mean(axis=0)
@@ -118,31 +139,31 @@ def _orientation(pts: np.ndarray, d: np.ndarray) -> tuple[float, float]:
 
     The directions to close neighbours fix the axes modulo an eighth of a turn (side and diagonal
     neighbours agree on ``8φ``); of the two candidate axes, the true one has side neighbours at the
-    shortest spacing (with another axis choice the side neighbours would be half-steps).
+    shortest spacing (with another axis choice the side neighbours would be half-steps). Spacings are
+    compared relative to each point's nearest neighbour, so that a tilted camera's changing scale does not
+    make the diagonals on the near side look shorter than the sides on the far side.
     """
-    nearest = float(np.quantile(d.min(axis=1), 0.25))
+    own = d.min(axis=1)  # each point's nearest neighbour: the local scale (a tilted camera changes it)
+    nearest = float(np.quantile(own, 0.25))
     i, j = np.nonzero(np.triu(d < 1.6 * nearest, 1))
     step = pts[j] - pts[i]
     phi = np.arctan2(step[:, 0], step[:, 1])
     base = float(np.angle(np.exp(8j * phi).sum()) / 8)
-    best: tuple[float, float] | None = None
+    best: tuple[float, float, float] | None = None
     for theta in (base, base + math.pi / 4):
         off = np.angle(np.exp(4j * (phi - theta))) / 4
-        side = np.abs(off) < math.radians(12)
+        side = np.abs(off) < math.radians(20)
         if side.any():
-            spacing = float(np.median(d[i[side], j[side]]))
-            if best is None or spacing < best[1] * 0.85:
-                best = (theta, spacing)
-    theta, pitch = best if best is not None else (base, nearest)
+            relative = float(np.median(d[i[side], j[side]] / own[i[side]]))
+            if best is None or relative < best[2] * 0.85:
+                best = (theta, float(np.median(d[i[side], j[side]])), relative)
+    theta, pitch = (best[0], best[1]) if best is not None else (base, nearest)
     return float(np.angle(np.exp(4j * theta)) / 4), pitch
 
 
 def _steps(step: np.ndarray, theta: float, pitch: float) -> np.ndarray:
     """Image steps (..., 2) in lattice units: (rows, cols)."""
-    c, s = math.cos(theta), math.sin(theta)
-    cols = (step[..., 0] * s + step[..., 1] * c) / pitch
-    rows = (step[..., 0] * c - step[..., 1] * s) / pitch
-    return np.stack([rows, cols], axis=-1)
+    return np.asarray(step @ np.linalg.inv(_basis(theta, pitch)).T)
 
 
 def _refine_pitch(pts: np.ndarray, d: np.ndarray, theta: float, pitch: float) -> float:
@@ -159,18 +180,31 @@ def _refine_pitch(pts: np.ndarray, d: np.ndarray, theta: float, pitch: float) ->
     return pitch
 
 
+def _basis(theta: float, pitch: float) -> np.ndarray:
+    """The image steps (columns: one row down, one column right) of a lattice turned ``theta``, 2×2."""
+    c, s = math.cos(theta), math.sin(theta)
+    return pitch * np.array([[c, s], [-s, c]])
+
+
 def _grow(
     pts: np.ndarray, d: np.ndarray, theta: float, pitch: float, usable: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Cells by a spanning tree over close pairs, grown from the best-connected point."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cells by a spanning tree over close pairs, grown from the best-connected point.
+
+    Each placed point carries its own local basis (the image steps of one row and one column there),
+    refitted to its placed neighbours: under a tilted camera the pitch and the axes change across the
+    picture, and a basis that follows them keeps every step's rounding local.
+    """
     n = len(pts)
     cells = np.zeros((n, 2), np.int64)
     placed = np.zeros(n, bool)
     near = d < 2.3 * pitch
+    bases = np.repeat(_basis(theta, pitch)[None], n, axis=0)
     # the root: the point with the most side or diagonal neighbours, then the one nearest the middle
     close = (d < 1.6 * pitch).sum(axis=1)
     middle = np.linalg.norm(pts - np.median(pts, axis=0), axis=1)
     root = int(np.lexsort((middle, -close, ~usable))[0])
+    bases[root] = _root_basis(pts, d[root], root, bases[root])
     taken: dict[tuple[int, int], int] = {(0, 0): root}
     placed[root] = True
     heap = [(float(d[root, j]), root, int(j)) for j in np.nonzero(near[root])[0]]
@@ -179,7 +213,7 @@ def _grow(
         _, i, j = heapq.heappop(heap)
         if placed[j]:
             continue
-        frac = _steps(pts[j] - pts[i], theta, pitch)
+        frac = _solve(bases[i], pts[j] - pts[i])
         step = np.round(frac).astype(np.int64)
         if np.abs(frac - step).max() > OFF_GRID:
             continue
@@ -189,9 +223,49 @@ def _grow(
         cells[j] = cell
         placed[j] = True
         taken[cell] = j
+        bases[j] = _local_basis(pts, cells, placed, near[j], j, bases[i])
         for k in np.nonzero(near[j] & ~placed)[0]:
             heapq.heappush(heap, (float(d[j, k]), j, int(k)))
-    return cells, placed
+    return cells, placed, bases
+
+
+def _root_basis(pts: np.ndarray, dist: np.ndarray, root: int, basis: np.ndarray) -> np.ndarray:
+    """The root's own basis, fitted to the steps to its side neighbours (those within a third of a cell
+    of one cell away under the lattice's global ``basis``): the tree starts in the local scale."""
+    near = np.nonzero(dist < 1.3 * np.linalg.norm(basis, axis=0).max())[0]
+    steps = pts[near] - pts[root]
+    frac = _solve(basis, steps.T).T
+    whole = np.round(frac)
+    side = (np.abs(frac - whole).max(axis=1) < 0.35) & (np.abs(whole).sum(axis=1) == 1)
+    if side.sum() < 2 or len({(int(a), int(b)) for a, b in np.abs(whole[side])}) < 2:
+        return basis
+    fitted = _solve(whole[side].T @ whole[side], whole[side].T @ steps[side]).T
+    return fitted if np.abs(fitted - basis).max() < 0.35 * np.abs(basis).max() else basis
+
+
+def _solve(m: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``m⁻¹ v`` for a 2×2 ``m`` (v: (2,) or (2, K)), in closed form (np.linalg is slow on tiny systems)."""
+    a, b, c, e = float(m[0, 0]), float(m[0, 1]), float(m[1, 0]), float(m[1, 1])
+    det = a * e - b * c
+    return np.asarray((np.array([[e, -b], [-c, a]]) @ v) / det)
+
+
+def _local_basis(  # noqa: PLR0917 (the tree's state, passed along as it is)
+    pts: np.ndarray, cells: np.ndarray, placed: np.ndarray, near: np.ndarray, j: int, parent: np.ndarray
+) -> np.ndarray:
+    """The basis at point ``j`` fitted to its placed neighbours' steps (least squares), or its parent's
+    when they do not span both axes; kept only when it agrees with the parent's within a fifth."""
+    k = np.nonzero(near & placed)[0]
+    k = k[k != j]
+    if len(k) < 2:
+        return parent
+    dc = (cells[k] - cells[j]).astype(np.float64)
+    if abs(np.linalg.det(dc.T @ dc)) < 0.5:
+        return parent
+    di = pts[k] - pts[j]
+    fitted = _solve(dc.T @ dc, dc.T @ di).T
+    change = np.abs(fitted - parent).max() / np.abs(parent).max()
+    return fitted if change < 0.2 else parent
 
 
 def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
@@ -204,24 +278,29 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     usable: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Give the points of other groups cells, nearest group first, each grown from its own root and
-    shifted to agree with an affine map fitted to the groups placed so far (perspective is refined
-    later; between neighbouring groups an affine map is off by far less than half a cell)."""
+    shifted (:func:`_shift`) to agree with where the groups placed so far put it (:func:`_predict`)."""
     cells, placed = cells.copy(), placed.copy()
     taken = {(int(r), int(c)) for r, c in cells[placed]}
     pending = ~placed & usable
     while pending.any():
-        inverse = np.linalg.inv(_map(pts, cells, placed, theta, pitch))
-        rest = np.nonzero(pending)[0]
+        rest, done = np.nonzero(pending)[0], np.nonzero(placed)[0]
         # the pending point nearest to a placed one starts the next group
-        j = int(rest[np.argmin(d[np.ix_(rest, np.nonzero(placed)[0])].min(axis=1))])
+        j = int(rest[np.argmin(d[np.ix_(rest, done)].min(axis=1))])
         group = _group(d, j, pending, 2.3 * pitch)
-        sub_cells, sub_placed = _grow(pts[group], d[np.ix_(group, group)], theta, pitch, usable[group])
-        # the whole-cell shift that best agrees with the map for the whole group
-        frac = apply_homography(inverse, pts[group[sub_placed]]) - sub_cells[sub_placed]
-        offset = np.round(np.median(frac, axis=0)).astype(np.int64)
-        misfit = np.abs(frac - offset).max(axis=1)
-        for k in np.nonzero(sub_placed)[0][misfit <= 2 * OFF_GRID]:
-            c = (int(sub_cells[k, 0] + offset[0]), int(sub_cells[k, 1] + offset[1]))
+        sub_cells, sub_placed, _ = _grow(pts[group], d[np.ix_(group, group)], theta, pitch, usable[group])
+        frac = _predict(pts, cells, placed, group[sub_placed], pitch) - sub_cells[sub_placed]
+        # across a wide gap (a hand between two parts of the layout) the map is extrapolated far: the
+        # group must fit one rigid grid with the placed points, and at one shift only
+        if float(d[np.ix_(group, done)].min()) > FAR * pitch:
+            offset = _rigid_shift(pts[done], cells[done], pts[group[sub_placed]], sub_cells[sub_placed], frac)
+            offset = (
+                offset if offset is None or not _lands_on(sub_cells[sub_placed] + offset, taken) else None
+            )
+        else:
+            offset = _shift(frac, sub_cells[sub_placed], taken)
+        misfit = np.abs(frac - offset).max(axis=1) if offset is not None else np.full(len(frac), np.inf)
+        for k in np.nonzero(sub_placed)[0][misfit <= JOIN_MISFIT]:
+            c = (int(sub_cells[k, 0] + offset[0]), int(sub_cells[k, 1] + offset[1]))  # type: ignore[index]
             if c not in taken:  # a point that finds its cell taken stays unplaced
                 cells[group[k]] = c
                 taken.add(c)
@@ -233,16 +312,95 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     return cells, placed
 
 
-def _map(pts: np.ndarray, cells: np.ndarray, placed: np.ndarray, theta: float, pitch: float) -> np.ndarray:
-    """Cell to image map of the placed points: affine once they span a plane, else the lattice's own
-    rotation and pitch through their mean."""
-    src, dst = cells[placed].astype(np.float64), pts[placed]
-    if placed.sum() >= 6:
-        return affine(src, dst)
-    c, s = math.cos(theta), math.sin(theta)
-    a = pitch * np.array([[c, s], [-s, c]])
-    t = dst.mean(axis=0) - a @ src.mean(axis=0)
-    return np.array([[a[0, 0], a[0, 1], t[0]], [a[1, 0], a[1, 1], t[1]], [0, 0, 1.0]])
+def _shift(frac: np.ndarray, cells: np.ndarray, taken: set[tuple[int, int]]) -> np.ndarray | None:
+    """The whole-cell shift that puts a separately grown group onto the lattice, or None when in doubt.
+
+    ``frac`` (K, 2) is where the map puts the group's points in lattice cells minus their own ``cells``.
+    When the median lands near a whole shift, that is it. A group pulled half a cell away (a seam the
+    players opened) could belong on either side: the shift is then the one candidate that lands on no
+    taken cell and leaves the group touching the rest (every tile of a game joins the others), or of
+    several the nearest unless it too is nearly half a cell off; else no shift: its tiles are better
+    missed than put a cell off.
+    """
+    middle = np.median(frac, axis=0)
+    near = np.round(middle)
+    if np.abs(middle - near).max() <= OFF_GRID:
+        return np.asarray(near, np.int64)
+    options = [
+        [near[a]] if abs(middle[a] - near[a]) <= OFF_GRID else [np.floor(middle[a]), np.ceil(middle[a])]
+        for a in range(2)
+    ]
+    good, touching = [], []
+    for dr in options[0]:
+        for dc in options[1]:
+            shift = np.array([dr, dc], np.int64)
+            moved = {(int(r + dr), int(c + dc)) for r, c in cells}
+            if not moved & taken:
+                good.append(shift)
+                if any((r + a, c + b) in taken for r, c in moved for a, b in _SIDES):
+                    touching.append(shift)
+    if len(touching) == 1:
+        return touching[0]
+    # several sides possible, or none touching (tiles between unseen): the nearer, unless nearly halfway
+    good = sorted(touching or good, key=lambda g: float(np.abs(middle - g).max()))
+    good = good[:1] if good and np.abs(middle - good[0]).max() <= AMBIGUOUS else []
+    return good[0] if good else None
+
+
+_SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def _rigid_shift(
+    pts: np.ndarray, cells: np.ndarray, group_pts: np.ndarray, group_cells: np.ndarray, frac: np.ndarray
+) -> np.ndarray | None:
+    """The shift of a far group by which it and the placed points lie on one grid: for each whole shift
+    near the prediction ``frac``, a homography is fitted through all the points, and the shift is kept
+    when every point then lies within RIGID_FIT of its cell while every other shift leaves some point
+    RIGID_OTHER off (a grid seen in perspective stays one grid; a group put a cell off does not fit it).
+    A group too small to tell that way is kept only when the prediction falls within FAR_OFF_GRID of a
+    whole shift.
+    """
+    middle = np.median(frac, axis=0)
+    options = [
+        np.array([r, c])
+        for r in {np.floor(middle[0]), np.ceil(middle[0])}
+        for c in {np.floor(middle[1]), np.ceil(middle[1])}
+    ]
+    src_pts = np.concatenate([pts, group_pts])
+    misfits = []
+    for shift in options:
+        src = np.concatenate([cells, group_cells + shift]).astype(np.float64)
+        h = fit_homography(src, src_pts)
+        misfits.append(float(np.abs(apply_homography(np.linalg.inv(h), src_pts) - src).max()))
+    order = np.argsort(misfits)
+    best = misfits[order[0]]
+    other = misfits[order[1]] if len(order) > 1 else np.inf
+    if best <= RIGID_FIT and other >= RIGID_OTHER:
+        return np.asarray(options[order[0]], np.int64)
+    near = np.round(middle)
+    return np.asarray(near, np.int64) if np.abs(middle - near).max() <= FAR_OFF_GRID else None
+
+
+def _lands_on(cells: np.ndarray, taken: set[tuple[int, int]]) -> bool:
+    return any((int(r), int(c)) in taken for r, c in cells)
+
+
+def _predict(
+    pts: np.ndarray, cells: np.ndarray, placed: np.ndarray, which: np.ndarray, pitch: float
+) -> np.ndarray:
+    """Fractional cells of the points ``which`` (a group) as the placed points see them: through a
+    homography once they cover an area (a tilted camera's perspective carries across a gap), else
+    through an affine map fitted to the dozen nearest to the group (a similarity when they lie on one
+    line: a homography or an affine map fitted to a thin line of tiles extrapolates wildly sideways)."""
+    done = np.nonzero(placed)[0]
+    src = cells[done].astype(np.float64)
+    if len(done) >= 6 and spread(src) >= 1.5:
+        h = fit_homography(src, pts[done], tolerance=0.3 * pitch)
+        return apply_homography(np.linalg.inv(h), pts[which])
+    gap = np.linalg.norm(pts[done][:, None] - pts[which][None], axis=2).min(axis=1)
+    local = done[np.argsort(gap)[:NEIGHBOURS]]
+    h = similarity(cells[local].astype(np.float64), pts[local])
+    return apply_homography(np.linalg.inv(h), pts[which])
 
 
 def _group(d: np.ndarray, start: int, allowed: np.ndarray, reach: float) -> np.ndarray:

@@ -2,15 +2,15 @@
 
 A patch is the top face of one cell seen square-on: the homography's local axes undo the camera's
 perspective and the layout's rotation, so a tile's symbol comes out upright (modulo a quarter turn) and at
-one scale whatever the camera. All patches are cut by a single :func:`cv2.remap` call.
+one scale whatever the camera. All patches are cut by one :func:`cv2.remap` call (a few for
+very many patches).
 """
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
-from vision.geometry import to_xy
+from vision.geometry import remap
 
 #: Patch side in pixels; a classic symbol then spans 16..29 of them.
 PATCH = 32
@@ -44,17 +44,21 @@ def cut_patches(
     n = len(centres)
     if n == 0:
         return np.zeros((0, size, size, 3), np.uint8)
+    per_call = max(32767 // size, 1)  # cv2.remap takes maps of at most 32767 rows
+    if n > per_call:
+        return np.concatenate(
+            [
+                cut_patches(image, centres[k : k + per_call], axes[k : k + per_call], size=size, span=span)
+                for k in range(0, n, per_call)
+            ]
+        )
     t = (((np.arange(size) + 0.5) / size - 0.5) * span).astype(np.float32)  # cell units across the patch
     centres = np.asarray(centres, np.float32)
     down, right = np.asarray(axes[:, 0], np.float32), np.asarray(axes[:, 1], np.float32)
-    grid = (
-        centres[:, None, None, :]
-        + t[None, :, None, None] * down[:, None, None, :]
-        + t[None, None, :, None] * right[:, None, None, :]
-    )  # (N, size, size, 2) (row, col)
-    xy = to_xy(grid.reshape(n * size, size, 2))
-    out = cv2.remap(image, xy, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)  # type: ignore[call-overload]
-    return np.asarray(out).reshape(n, size, size, 3)
+    rows = centres[:, 0, None, None] + t[None, :, None] * down[:, 0, None, None] + t * right[:, 0, None, None]
+    cols = centres[:, 1, None, None] + t[None, :, None] * down[:, 1, None, None] + t * right[:, 1, None, None]
+    out = remap(image, rows.reshape(n * size, size), cols.reshape(n * size, size))
+    return out.reshape(n, size, size, 3)
 
 
 def inside_fraction(shape: tuple[int, int], centres: np.ndarray, axes: np.ndarray) -> np.ndarray:

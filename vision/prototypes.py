@@ -1,10 +1,12 @@
 """Prototypes: the reference appearance of each colour and shape of a tile set, as data.
 
 The classifier (:mod:`vision.classify`) compares every tile's measurements with these. They are values,
-not code: :func:`default_prototypes` derives them from the project's model of the physical tiles (the
-renderer's face painter, :func:`vision.render_tiles.paint_face`, whose paints were measured on real
-tiles in daylight), and calibration replaces them with :func:`learn_prototypes` run on a photo of known
-tiles under the user's own light (:func:`vision.reader.measure_tiles` gives the measurements).
+not code: :func:`default_prototypes` derives colours and silhouettes from the project's model of the
+physical tiles (the renderer's face painter, :func:`vision.render_tiles.paint_face`, whose paints were
+measured on real tiles in daylight) and takes the symbols' outlines from measured tables
+(:data:`CLASSIC_OUTLINES`, :data:`COLOUR_BLIND_OUTLINES`) that span both the real tiles and the painted
+model; calibration replaces them with :func:`learn_prototypes` run on a photo of known tiles under the
+user's own light (:func:`vision.reader.measure_tiles` gives the measurements).
 
 Colours are compared as CIE L*a*b* of the *normalised paint*: paint minus the body it sits on, divided
 by the frame's white balance (taken from the tile bodies, which are neutral black) and scaled so its
@@ -43,12 +45,29 @@ OPEN = 0.1
 #: tile, daylight) and on rendered classic sets (40..130 px per tile, every light, blur up to 1.4 px).
 #: The range between the two is part of the spread: other printings and cameras fall inside it.
 CLASSIC_OUTLINES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    "circle": ((0.004, 0.0, 0.002, 0.002), (0.007, 0.003, 0.003, 0.002)),
-    "criss-cross": ((-0.339, 0.114, 0.114, 0.05), (0.058, 0.026, 0.026, 0.018)),
-    "diamond": ((0.131, 0.036, 0.036, 0.013), (0.008, 0.007, 0.007, 0.005)),
-    "square": ((-0.127, 0.034, 0.034, 0.012), (0.007, 0.005, 0.005, 0.004)),
-    "starburst": ((0.001, -0.029, 0.198, 0.004), (0.013, 0.201, 0.042, 0.004)),
-    "clover": ((0.23, -0.047, 0.047, 0.006), (0.047, 0.02, 0.02, 0.005)),
+    "circle": ((0.004, 0.0, 0.002, 0.002), (0.006, 0.003, 0.003, 0.002)),
+    "criss-cross": ((-0.336, 0.112, 0.112, 0.048), (0.056, 0.025, 0.025, 0.017)),
+    "diamond": ((0.131, 0.036, 0.036, 0.013), (0.007, 0.007, 0.007, 0.005)),
+    "square": ((-0.127, 0.033, 0.033, 0.012), (0.007, 0.005, 0.005, 0.004)),
+    "starburst": ((0.002, -0.001, 0.193, 0.004), (0.013, 0.233, 0.037, 0.004)),
+    "clover": ((0.229, -0.045, 0.045, 0.005), (0.044, 0.018, 0.018, 0.004)),
+}
+#: The colour-blind edition's larger outer symbols (the inner mark leaves a hole in them), measured on
+#: rendered colour-blind sets (40..130 px per tile, every light): no photo of the real edition was at hand.
+COLOUR_BLIND_OUTLINES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    "circle": ((0.007, 0.0, 0.005, 0.004), (0.007, 0.004, 0.003, 0.002)),
+    "criss-cross": ((-0.226, 0.076, 0.076, 0.029), (0.01, 0.012, 0.012, 0.01)),
+    "diamond": ((0.129, 0.035, 0.035, 0.012), (0.008, 0.007, 0.007, 0.005)),
+    "square": ((-0.124, 0.032, 0.033, 0.011), (0.007, 0.006, 0.006, 0.004)),
+    "starburst": ((0.003, 0.017, 0.1, 0.005), (0.012, 0.2, 0.017, 0.003)),
+    "clover": ((0.187, -0.028, 0.028, 0.007), (0.015, 0.009, 0.008, 0.005)),
+}
+#: Which editions' symbols have which outlines (Herkle's ordinaries are named by silhouette).
+OUTLINES = {
+    "classic": CLASSIC_OUTLINES,
+    "connect": CLASSIC_OUTLINES,
+    "cubes": CLASSIC_OUTLINES,
+    "colour-blind": COLOUR_BLIND_OUTLINES,
 }
 
 
@@ -102,9 +121,12 @@ class Prototypes:
             shapes = {
                 str(k): np.asarray(v, np.float32).reshape(MASK, MASK) for k, v in data["shapes"].items()
             }
-            outlines = {str(k): np.asarray(v, np.float64).reshape(4) for k, v in data.get("outlines", {}).items()}
+            outlines = {
+                str(k): np.asarray(v, np.float64).reshape(4) for k, v in data.get("outlines", {}).items()
+            }
             spreads = {
-                str(k): np.asarray(v, np.float64).reshape(4) for k, v in data.get("outline_spreads", {}).items()
+                str(k): np.asarray(v, np.float64).reshape(4)
+                for k, v in data.get("outline_spreads", {}).items()
             }
             if set(spreads) != set(outlines) or any((v <= 0).any() for v in spreads.values()):
                 raise ValueError("outlines and outline_spreads must name the same shapes, spreads > 0")
@@ -131,8 +153,14 @@ def white_balance(bodies: np.ndarray) -> np.ndarray:
 
 
 def colour_features(m: Measurements, gains: np.ndarray) -> np.ndarray:
-    """Normalised-paint Lab (N, 3) of measured tiles under a frame's ``gains`` (:func:`white_balance`)."""
-    c = np.maximum(m.paint - m.body, 1.0) / gains
+    """Normalised-paint Lab (N, 3) of measured tiles under a frame's ``gains`` (:func:`white_balance`).
+
+    A tile's body is measured on a thin ring around its paint, which a lighter bevel, glare or the table
+    past a leaning tile's edge can lighten; all tiles of a frame share the same black, so no body is
+    taken lighter than the frame's median one (a lightened body would eat the paint's weaker channels and
+    turn orange into red)."""
+    body = np.minimum(m.body, np.median(m.body, axis=0)) if len(m) else m.body
+    c = np.maximum(m.paint - body, 1.0) / gains
     c = c / c.max(axis=1, keepdims=True)
     lab = cv2.cvtColor(c[None].astype(np.float32), cv2.COLOR_BGR2LAB)[0]
     return np.asarray(lab, dtype=np.float64)
@@ -180,9 +208,7 @@ def learn_prototypes(
             diff = (sil[pick] - shapes[name]).reshape(len(pick), -1)
             shape_err.extend(np.sqrt((diff**2).mean(axis=1)))
             if name in outlines:
-                outlines[name], outline_spreads[name] = _learned_outline(
-                    desc[pick], outlines[name], outline_spreads[name]
-                )
+                outlines[name] = _learned_outline(desc[pick], outlines[name], outline_spreads[name])
     return Prototypes(
         tileset.name,
         colours,
@@ -194,16 +220,11 @@ def learn_prototypes(
     )
 
 
-def _learned_outline(
-    desc: np.ndarray, base_middle: np.ndarray, base_spread: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """A shape's outline prototype from its calibration tiles' descriptors (K, 4): their median, and a
-    spread of twice their scatter (the next photo's tiles scatter more), between half the default's and
-    the default's (a few tiles underestimate their scatter); a feature the default leaves open (a starburst's eightfold phase) stays open."""
-    middle = np.median(desc, axis=0)
-    scatter = 1.4826 * np.median(np.abs(desc - middle), axis=0) if len(desc) >= 3 else base_spread
-    spread = np.clip(2.0 * scatter, np.maximum(OUTLINE_FLOOR, 0.5 * base_spread), base_spread)
-    return np.where(base_spread < OPEN, middle, base_middle), np.where(base_spread < OPEN, spread, base_spread)
+def _learned_outline(desc: np.ndarray, base_middle: np.ndarray, base_spread: np.ndarray) -> np.ndarray:
+    """A shape's outline from its calibration tiles' descriptors (K, 4): their median. The spread stays
+    the default's: a photo's few tiles of one shape tell where it lies, not how far the next photo's
+    will scatter. A feature the default leaves open (a starburst's eightfold phase) keeps its middle."""
+    return np.where(base_spread < OPEN, np.median(desc, axis=0), base_middle)
 
 
 def _spread(errors: list[float], default: float) -> float:
@@ -244,8 +265,8 @@ def painted_prototypes(tiles: TileSet) -> Prototypes:
     shapes = {s: m.silhouette[[t.shape == s for t in every]].mean(axis=0) for s in tiles.shapes}
     outlines: dict[str, np.ndarray] = {}
     spreads: dict[str, np.ndarray] = {}
-    if tiles.shapes == tuple(CLASSIC_OUTLINES):
-        for name, (middle, spread) in CLASSIC_OUTLINES.items():
+    if tiles.name in OUTLINES:
+        for name, (middle, spread) in OUTLINES[tiles.name].items():
             outlines[name] = np.asarray(middle)
             spreads[name] = np.hypot(np.asarray(spread), OUTLINE_FLOOR)
     return Prototypes(tiles.name, colours, shapes, outlines=outlines, outline_spreads=spreads)

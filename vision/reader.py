@@ -1,16 +1,18 @@
 """Reading a photo of the table into a grid of tiles: :func:`read_table` and :func:`measure_tiles`.
 
-The steps, all on a working copy of the frame scaled so that a tile is about 44 pixels wide:
+The steps, all on a working copy of the frame shrunk by a whole factor (a tile stays TILE_PX wide or more):
 
 1. find symbol candidates (:mod:`vision.detect`) and fit the grid through them (:mod:`vision.lattice`);
 2. cut one patch per occupied cell and per empty cell next to one (a symbol the detector missed, for
    instance one whose tip touches its tile's edge, is found there) and measure them
    (:mod:`vision.patches`, :mod:`vision.features`);
 3. name colours and shapes against the prototypes (:mod:`vision.classify`);
-4. with a printed board, register the grid to the board's printed start tiles to report board cells.
+4. look for something lying over the table next to the tiles (:mod:`vision.occlusion`);
+5. with a printed board, register the grid to the board's printed start tiles to report board cells.
 
 Whatever cannot be named with confidence goes to ``uncertain`` with the reason: ``out-of-frame``,
-``glare``, ``blur``, ``occluded`` (something that is not a tile covers the symbol) or ``low-confidence``.
+``glare``, ``blur``, ``occluded`` (something that is not a tile covers the symbol or the cell) or
+``low-confidence``.
 """
 
 from __future__ import annotations
@@ -26,15 +28,17 @@ from vision.classify import Named, classify
 from vision.detect import Blobs, find_blobs, strength
 from vision.features import MAX_REACH, Measurements, measure, presence
 from vision.geometry import local_axes
-from vision.lattice import Lattice, fit_lattice
+from vision.lattice import Lattice, cell_keys, fit_lattice
+from vision.occlusion import covered_cells
+from vision.patches import PATCH, inside_fraction
 from vision.patches import cut_patches as _cut
-from vision.patches import inside_fraction
 from vision.prototypes import Prototypes, default_prototypes, white_balance
 from vision.reading import Reading, ReadTile, Uncertain
 
-#: The working copy's longer side on the first pass, and the tile width aimed at on a second pass.
-FIRST_PASS = 1000
-TILE_PX = 44.0
+#: The working copy's longer side on the first pass, and the least tile width it is shrunk to (by a
+#: whole factor: INTER_AREA is fastest on them, and the patches are cut at 32 pixels a cell anyway).
+FIRST_PASS = 700
+TILE_PX = 28.0
 #: Below this confidence a tile is reported as uncertain, not read.
 MIN_CONFIDENCE = 0.6
 #: A tile further than this many spreads from every colour or shape prototype is not trusted.
@@ -96,9 +100,12 @@ def read_table(
         located = locate(image)
         if located is None:
             return Reading((), (), _ms(started), {})
-        named = classify(located.measured, white_balance(located.measured.body), prototypes)
-        cells = located.cells - located.cells.min(axis=0)
-        tiles, uncertain = _decide(located, named, cells, None, min_confidence)
+        gains = white_balance(located.measured.body)
+        named = classify(located.measured, gains, prototypes)
+        origin = located.cells.min(axis=0)
+        tiles, uncertain = _decide(located, named, located.cells - origin, None, min_confidence)
+        covered = covered_cells(located.work, located.lattice, located.cells, gains) - origin
+        uncertain = _with_covered(tiles, uncertain, covered)
         return Reading(tuple(tiles), tuple(uncertain), _ms(started), _geometry(located, None))
     found = _registered(image, layout.start_tiles, prototypes)
     if found is None:
@@ -109,6 +116,10 @@ def read_table(
         return Reading((), lost, _ms(started), _geometry(located, None))
     cells = _apply(transform, located.cells)
     tiles, unsure = _decide(located, named, cells, layout, min_confidence)
+    gains = white_balance(located.measured.body)
+    covered = covered_cells(located.work, located.lattice, located.cells, gains)
+    on_board = [c for c in _apply(transform, covered) if layout.contains((int(c[0]), int(c[1])))]
+    unsure = _with_covered(tiles, unsure, np.array(on_board, np.int64).reshape(-1, 2))
     return Reading(tuple(tiles), tuple(unsure), _ms(started), _geometry(located, transform))
 
 
@@ -160,8 +171,14 @@ def _registered(
     again taking the closest tiles as diagonal neighbours, and the better registration wins.
     """
     best: tuple[Located, Named, Transform | None] | None = None
+    found = candidates(image)
+    if found is None:
+        return None
+    work, scale, blobs, lattice = found
     for diagonal in (False, True):
-        located = locate(image, diagonal=diagonal)
+        if diagonal:
+            lattice = fit_lattice(blobs.centres, blobs.extents, diagonal=True)
+        located = _occupied(work, scale, blobs, lattice)
         if located is None:
             continue
         named = classify(located.measured, white_balance(located.measured.body), prototypes)
@@ -178,24 +195,35 @@ def locate(image: np.ndarray, *, diagonal: bool = False) -> Located | None:
 
     ``diagonal``: take the closest tiles to be diagonal neighbours (see :func:`vision.lattice.fit_lattice`).
     """
+    found = candidates(image)
+    if found is None:
+        return None
+    work, scale, blobs, lattice = found
+    if diagonal:
+        lattice = fit_lattice(blobs.centres, blobs.extents, diagonal=True)
+    return _occupied(work, scale, blobs, lattice)
+
+
+def candidates(image: np.ndarray) -> tuple[np.ndarray, float, Blobs, Lattice] | None:
+    """The working copy (the frame shrunk by the largest whole factor that leaves a tile TILE_PX wide),
+    its scale, the symbol candidates in it and the lattice fitted to them (side neighbours nearest)."""
     h, w = image.shape[:2]
     scale = 1.0 / max(1, round(max(h, w) / FIRST_PASS))
     work = _resize(image, scale)
-    blobs = find_blobs(strength(work))
+    blobs = find_blobs(strength(work)).typical()
     if len(blobs) == 0:
         return None
-    lattice = fit_lattice(blobs.centres, blobs.extents, diagonal=diagonal)
-    if not 0.7 * TILE_PX <= lattice.pitch <= 1.5 * TILE_PX:
-        # whole-number shrink factors: INTER_AREA is fastest on them
-        better = 1.0 / max(1, round(lattice.pitch / (scale * TILE_PX)))
+    lattice = fit_lattice(blobs.centres, blobs.extents)
+    if lattice.pitch < 0.9 * TILE_PX or lattice.pitch >= 2 * TILE_PX:
+        better = 1.0 / max(1, int(lattice.pitch / (scale * TILE_PX)))
         if better != scale:
             scale = better
             work = _resize(image, scale)
-            blobs = find_blobs(strength(work))
+            blobs = find_blobs(strength(work)).typical()
             if len(blobs) == 0:
                 return None
-            lattice = fit_lattice(blobs.centres, blobs.extents, diagonal=diagonal)
-    return _occupied(work, scale, blobs, lattice)
+            lattice = fit_lattice(blobs.centres, blobs.extents)
+    return work, scale, blobs, lattice
 
 
 def _occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) -> Located | None:
@@ -209,15 +237,16 @@ def _occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) ->
     cells, centres, patches = cells[keep], centres[keep], patches[keep]
     if len(cells) == 0:
         return None
-    measured = [measure(patches)]
-    tried = {(int(r), int(c)) for r, c in cells}
+    measured = [measure(patches, p.take(keep))]
+    tried = cells.copy()
     for _ in range(3):
         probe, guess = _neighbours(lattice, cells, centres, tried)
         if len(probe) == 0:
             break
-        tried.update((int(r), int(c)) for r, c in probe)
+        tried = np.concatenate([tried, probe])
         paxes = local_axes(lattice.homography, probe.astype(np.float64))
-        first = presence(_cut(work, guess, paxes))
+        # a coarse first look (a quarter of the pixels) at every probe, a full one where paint shows
+        first = presence(_cut(work, guess, paxes, size=PATCH // 2))
         hopeful = first.contrast > MIN_CONTRAST
         if not hopeful.any():
             break
@@ -232,30 +261,32 @@ def _occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) ->
         cells = np.concatenate([cells, probe[found]])
         centres = np.concatenate([centres, guess[found]])
         patches = np.concatenate([patches, again[found]])
-        measured.append(measure(again[found]))
+        measured.append(measure(again[found], second.take(found)))
     m = measured[0] if len(measured) == 1 else _concat(measured)
     return Located(work, scale, lattice, cells, centres, patches, m)
 
 
 def _neighbours(
-    lattice: Lattice, cells: np.ndarray, centres: np.ndarray, tried: set[tuple[int, int]]
+    lattice: Lattice, cells: np.ndarray, centres: np.ndarray, tried: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Cells not ``tried`` yet next to occupied ones (sides and corners), and where to look for them (the
-    grid's prediction moved by the neighbours' own offsets from it, which follows a drifting row)."""
-    occupied = {(int(r), int(c)): i for i, (r, c) in enumerate(cells)}
+    """Cells not ``tried`` (K, 2) yet next to occupied ones (sides and corners), and where to look for
+    them (the grid's prediction moved by the neighbours' own offsets from it, which follows a drifting
+    row)."""
     residual = centres - lattice.point(cells.astype(np.float64))
-    probe: dict[tuple[int, int], list[int]] = {}
-    for (r, c), i in occupied.items():
-        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)):
-            cell = (r + dr, c + dc)
-            if cell not in tried:
-                probe.setdefault(cell, []).append(i)
-    if not probe:
+    around = (cells[:, None, :] + _AROUND[None]).reshape(-1, 2)
+    source = np.repeat(np.arange(len(cells)), len(_AROUND))
+    fresh = ~np.isin(cell_keys(around), cell_keys(tried))
+    if not fresh.any():
         return np.zeros((0, 2), np.int64), np.zeros((0, 2))
-    keys = np.array(list(probe), np.int64)
-    guess = lattice.point(keys.astype(np.float64))
-    guess += np.array([residual[v].mean(axis=0) for v in probe.values()])
-    return keys, guess
+    keys, which = np.unique(around[fresh], axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    shift = np.zeros((len(keys), 2))
+    np.add.at(shift, which, residual[source[fresh]])
+    shift /= np.bincount(which, minlength=len(keys))[:, None]
+    return keys.astype(np.int64), lattice.point(keys.astype(np.float64)) + shift
+
+
+_AROUND = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], np.int64)
 
 
 def _concat(parts: list[Measurements]) -> Measurements:
@@ -324,6 +355,13 @@ def _decide(
         else:
             uncertain.append(Uncertain(cell[0], cell[1], reason))
     return tiles, sorted(uncertain, key=lambda u: (u.row, u.col))
+
+
+def _with_covered(tiles: list[ReadTile], uncertain: list[Uncertain], covered: np.ndarray) -> list[Uncertain]:
+    """``uncertain`` plus an ``occluded`` entry for every covered cell not otherwise reported."""
+    known = {t.placed.cell for t in tiles} | {(u.row, u.col) for u in uncertain}
+    extra = [Uncertain(int(r), int(c), "occluded") for r, c in covered if (int(r), int(c)) not in known]
+    return sorted([*uncertain, *extra], key=lambda u: (u.row, u.col))
 
 
 def _geometry(located: Located, transform: Transform | None) -> dict[str, object]:

@@ -70,6 +70,27 @@ def _concave_star(tips: Polygon, pull: float) -> Polygon:
     return np.concatenate(out)
 
 
+def _harmonic_outline(reach: float, harmonics: tuple[float, float, float], start: float) -> Polygon:
+    """A fourfold outline from its radial profile ``1 + a4·cos 4φ + a8·cos 8φ + a12·cos 12φ``.
+
+    ``φ`` is measured from the direction ``start`` (radians, from "up" towards the right), where the
+    outline reaches furthest, ``reach`` face units from the centre. These are the harmonics the reader
+    measures (:func:`vision.features.outline`), so a symbol drawn from the ones measured on real tiles
+    looks to it as the real one does.
+    """
+    a4, a8, a12 = harmonics
+    phi = np.arange(192) * (2 * math.pi / 192)
+    r = 1 + a4 * np.cos(4 * phi) + a8 * np.cos(8 * phi) + a12 * np.cos(12 * phi)
+    r *= reach / (1 + a4 + a8 + a12)
+    a = start + phi
+    return np.stack([-r * np.cos(a), r * np.sin(a)], axis=1)
+
+
+#: Radial harmonics (a4, a8, a12) of the real criss-cross as the reader measures it on the Connect photos:
+#: four deep arms on the diagonals with blunt tips (its waist is 0.675 of its mean radius).
+CRISS_CROSS_HARMONICS = (0.40, 0.13, 0.06)
+
+
 def symbol_polygons(shape: str, *, fat: bool = False) -> list[Polygon]:
     """The classic symbols as convex-or-simple polygons in face units; their union is the symbol."""
     k = 1.04 if fat else 1.0
@@ -82,15 +103,15 @@ def symbol_polygons(shape: str, *, fat: bool = False) -> list[Polygon]:
         d = 0.84 * k
         return [np.array([[-d, 0], [0, d], [d, 0], [0, -d]])]
     if shape == "criss-cross":
-        tips = _ring(4, 0.96, math.pi / 4)
-        return [_concave_star(tips, 0.45 if fat else 0.08)]
+        if fat:  # the colour-blind edition's, wide enough to hold the inner mark
+            return [_concave_star(_ring(4, 0.96, math.pi / 4), 0.45)]
+        return [_harmonic_outline(0.9, CRISS_CROSS_HARMONICS, math.pi / 4)]
     if shape == "starburst":
         outer, inner = _ring(8, 0.86), _ring(8, 0.6 if fat else 0.45, math.pi / 8)
         return [np.stack([outer, inner], axis=1).reshape(-1, 2)]
-    if shape == "clover":
-        r, d = 0.35 * k, 0.5 * k
+    if shape == "clover":  # lobes and centre as measured on real tiles: a4 0.28, a8 -0.07, waist 0.64
+        r, d, c = 0.32 * k, 0.52 * k, 0.34 * k
         lobes = [_ring(32, r) + np.array(off) for off in ((-d, 0), (d, 0), (0, -d), (0, d))]
-        c = 0.36 * k
         return [*lobes, np.array([[-c, -c], [-c, c], [c, c], [c, -c]])]
     raise ValueError(f"shape {shape!r}: no classic symbol of that name")
 

@@ -19,7 +19,7 @@ import math
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -85,20 +85,54 @@ class CameraSettings:
     settled: bool = True
 
 
+class Pacer:
+    """Hands out at most ``fps`` frames per second: :meth:`wait` sleeps until the next slot, as a camera's
+    read blocks until its next frame (None: no waiting)."""
+
+    def __init__(
+        self,
+        fps: float | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if fps is not None and fps <= 0:
+            raise ValueError(f"fps must be positive, got {fps}")
+        self.fps = fps
+        self.clock = clock
+        self.sleep = sleep
+        self._next_at = -math.inf
+
+    def wait(self) -> float:
+        """Sleep until the next slot if need be; the time then."""
+        now = self.clock()
+        if self.fps is None:
+            return now
+        if now < self._next_at:
+            self.sleep(self._next_at - now)
+            now = self.clock()
+        self._next_at = max(now, self._next_at) + 1.0 / self.fps
+        return now
+
+
 class Picamera2Source(FrameSource):
     """The Raspberry Pi camera through picamera2, at the stated :data:`CAMERA_MODES` mode.
 
     On opening it lets automatic exposure and white balance settle, then locks exposure, gain and colour
     gains so that tile colours stay put for the whole game. On a camera with a motorised lens (Camera
     Module 3) it sets ``lens_position`` when given (from calibration), else runs one autofocus cycle, then
-    keeps the lens fixed. The locked values are :attr:`settings` and each frame's ``meta``.
+    keeps the lens fixed. Given ``locked`` (a calibration's camera values), it skips settling and sets
+    those. The locked values are :attr:`settings` and each frame's ``meta``.
 
     Parameters
     ----------
     camera_num : int
         Which camera (``Picamera2.global_camera_info()`` order).
     lens_position : float, optional
-        Dioptres (1 / metres) to fix the lens at; autofocus once when None.
+        Dioptres (1 / metres) to fix the lens at; autofocus once when None (and ``locked`` has none).
+    locked : CameraSettings, optional
+        Exposure, analogue gain, colour gains [red, blue] and lens position to set at once instead of
+        settling (:attr:`calibration.Calibration.camera`), so colours match the calibration's.
     frame_timeout : float
         Seconds to wait for a frame before calling the camera vanished.
     settle_frames, max_settle_frames : int
@@ -117,6 +151,7 @@ class Picamera2Source(FrameSource):
         camera_num: int = 0,
         *,
         lens_position: float | None = None,
+        locked: CameraSettings | None = None,
         frame_timeout: float = 3.0,
         settle_frames: int = 5,
         max_settle_frames: int = 60,
@@ -124,18 +159,14 @@ class Picamera2Source(FrameSource):
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        if fps is not None and fps <= 0:
-            raise ValueError(f"fps must be positive, got {fps}")
+        self.pacer = Pacer(fps, clock=clock, sleep=sleep)
         self.camera_num = camera_num
         self.name = "picamera2" if camera_num == 0 else f"picamera2:{camera_num}"
         self.lens_position = lens_position
+        self.locked = locked
         self.frame_timeout = frame_timeout
         self.settle_frames = settle_frames
         self.max_settle_frames = max_settle_frames
-        self.fps = fps
-        self.clock = clock
-        self.sleep = sleep
-        self._next_at = -math.inf
         self.model = ""
         self.mode: CameraMode | None = None
         self.settings: CameraSettings | None = None
@@ -190,15 +221,11 @@ class Picamera2Source(FrameSource):
     def read(self) -> Frame:
         if self._camera is None:
             raise SourceError(f"{self.name}: read() before open()")
-        if self.fps is not None:
-            now = self.clock()
-            if now < self._next_at:
-                self.sleep(self._next_at - now)
-            self._next_at = max(now, self._next_at) + 1.0 / self.fps
+        now = self.pacer.wait()
         (image,), metadata = self._wait(self._camera.capture_arrays(["main"], wait=False))
         if image.ndim != 3 or image.shape[2] != 3:
             raise SourceError(f"{self.name}: expected H×W×3 frames, the camera gave shape {image.shape}")
-        frame = Frame(image, self._index, self.clock(), self._meta(metadata))
+        frame = Frame(image, self._index, now, self._meta(metadata))
         self._index += 1
         return frame
 
@@ -230,26 +257,13 @@ class Picamera2Source(FrameSource):
         lens: float | None = None
         if "AfMode" in camera.camera_controls:
             lens = self.lens_position
+            if lens is None and self.locked is not None:
+                lens = self.locked.lens_position
             if lens is None:
                 self._wait(camera.autofocus_cycle(wait=False))
                 lens = float(self._metadata()["LensPosition"])
             camera.set_controls({"AfMode": AF_MANUAL, "LensPosition": lens})
-        history: list[tuple[float, ...]] = []
-        settled = False
-        for _ in range(self.max_settle_frames):
-            metadata = self._metadata()
-            history.append((metadata["ExposureTime"] * metadata["AnalogueGain"], *metadata["ColourGains"]))
-            recent = history[-self.settle_frames :]
-            if len(recent) == self.settle_frames and _agree(recent, tolerance=0.03):
-                settled = True
-                break
-        settings = CameraSettings(
-            exposure_us=int(metadata["ExposureTime"]),
-            analogue_gain=float(metadata["AnalogueGain"]),
-            colour_gains=(float(metadata["ColourGains"][0]), float(metadata["ColourGains"][1])),
-            lens_position=lens,
-            settled=settled,
-        )
+        settings = self._settle(lens) if self.locked is None else replace(self.locked, lens_position=lens)
         camera.set_controls(
             {
                 "AeEnable": False,
@@ -259,7 +273,30 @@ class Picamera2Source(FrameSource):
                 "ColourGains": settings.colour_gains,
             }
         )
+        if self.locked is not None:  # controls take effect a few frames later: the first frame is locked
+            for _ in range(self.max_settle_frames):
+                if _agree([(self._metadata()["ExposureTime"],), (settings.exposure_us,)], tolerance=0.03):
+                    break
         return settings
+
+    def _settle(self, lens: float | None) -> CameraSettings:
+        """Let automatic exposure and white balance settle; what they settled on."""
+        history: list[tuple[float, ...]] = []
+        settled = False
+        for _ in range(self.max_settle_frames):
+            metadata = self._metadata()
+            history.append((metadata["ExposureTime"] * metadata["AnalogueGain"], *metadata["ColourGains"]))
+            recent = history[-self.settle_frames :]
+            if len(recent) == self.settle_frames and _agree(recent, tolerance=0.03):
+                settled = True
+                break
+        return CameraSettings(
+            exposure_us=int(metadata["ExposureTime"]),
+            analogue_gain=float(metadata["AnalogueGain"]),
+            colour_gains=(float(metadata["ColourGains"][0]), float(metadata["ColourGains"][1])),
+            lens_position=lens,
+            settled=settled,
+        )
 
     def _meta(self, metadata: dict[str, Any]) -> dict[str, Any]:
         meta = {"camera": self.model, "mode": self.mode.module if self.mode else ""}
@@ -366,8 +403,9 @@ def _natural_key(path: Path) -> list[Any]:
 class FolderSource(FrameSource):
     """Replays the photos in a folder, in natural name order, as if a camera were looking at each in turn.
 
-    Each photo is shown for ``hold`` seconds (by ``clock``), so a turn detector that waits for a still
-    table sees one; ``hold=0`` moves on at every read. After the last photo the source keeps showing it
+    Like a camera, :meth:`read` delivers ``fps`` frames per second (None: as fast as asked). Each photo
+    is shown for ``hold`` seconds (by ``clock``), so a turn detector that waits for a still table sees
+    one; ``hold=0`` moves on at every read. After the last photo the source keeps showing it
     (the table stays as the game left it), or starts again with ``loop=True``. A photo that cannot be
     decoded raises :class:`~vision.frames.SourceError` naming it, and the next read moves on.
     """
@@ -378,13 +416,15 @@ class FolderSource(FrameSource):
         *,
         hold: float = 3.0,
         loop: bool = False,
+        fps: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.path = Path(path)
         self.name = f"dir:{path}"
         self.hold = hold
         self.loop = loop
-        self.clock = clock
+        self.pacer = Pacer(fps, clock=clock, sleep=sleep)
         self._files: list[Path] = []
         self._position = -1
         self._shown_since = -math.inf
@@ -409,7 +449,7 @@ class FolderSource(FrameSource):
     def read(self) -> Frame:
         if not self._files:
             raise SourceError(f"{self.name}: read() before open()")
-        now = self.clock()
+        now = self.pacer.wait()
         if self._image is None or now - self._shown_since >= self.hold:
             self._advance(now)
         assert self._image is not None
@@ -448,8 +488,8 @@ def open_source(
     """The frame source a ``--source SPEC`` names, not yet opened (use it in a ``with`` block).
 
     SPEC is ``picamera2`` (or ``picamera2:NUM``), ``opencv:INDEX_OR_URL``, ``dir:PATH`` or ``demo``.
-    ``lens_position`` (from calibration) and ``fps`` (frames delivered per second) go to the Pi camera,
-    ``hold`` to folder replays.
+    ``fps`` (frames delivered per second) goes to the Pi camera and folder replays, ``lens_position``
+    (from calibration) to the Pi camera, ``hold`` (seconds per photo) to folder replays.
 
     Raises
     ------
@@ -474,7 +514,7 @@ def open_source(
             raise SourceError(f"--source {spec!r}: say which folder, e.g. dir:photos/")
         if not Path(argument).is_dir():
             raise SourceError(f"--source {spec!r}: no such folder {argument!r}")
-        return FolderSource(argument, hold=hold)
+        return FolderSource(argument, hold=hold, fps=fps)
     if kind == "demo" and not argument:
         from vision.demo import DemoSource
 

@@ -11,6 +11,7 @@ security   the table's PIN, the signed session, CSRF tokens, rate-limited PIN at
 game       every change to the game (new game, corrections, undo/redo, trades, the end)
 dispute    ``/api/check`` and ``/api/spots``: legal or not, and why, for any placement
 camera     ``/camera.jpg`` and ``/camera.mjpeg``: what the camera sees, for a person to trust it
+calibrate  the calibration wizard: ``/calibrate`` and ``/api/calibrate`` (learn, contact sheet, accept)
 ========== =============================================================================
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 
 from flask import Flask
 
+from web import calibrate, camera, dispute, game, live, pages, security
 from web.context import Table
 from web.errors import register_error_handlers
 from web.security import RateLimiter
@@ -42,6 +44,7 @@ DEFAULTS: dict[str, Any] = {
     "MJPEG_MAX_VIEWERS": 4,
     "MJPEG_FPS": 2.0,
     "PUBLIC_URL": None,  # the URL phones use (for the join page's QR code); None: the request's own
+    "CALIBRATION_PATH": None,  # where an accepted calibration is saved; None: only kept while serving
 }
 
 
@@ -79,9 +82,7 @@ def create_app(service: Any, config: Mapping[str, Any] | None = None) -> Flask:
         viewers=threading.BoundedSemaphore(int(app.config["MJPEG_MAX_VIEWERS"])),
     )
 
-    from web import camera, dispute, game, live, pages, security
-
-    for module in (pages, live, security, game, dispute, camera):
-        app.register_blueprint(module.bp)
+    for blueprint in (pages.bp, live.bp, security.bp, game.bp, dispute.bp, camera.bp, calibrate.bp):
+        app.register_blueprint(blueprint)
     register_error_handlers(app)
     return app

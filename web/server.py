@@ -53,6 +53,10 @@ class Server:
             threads=self.threads,
             connection_limit=max(100, 2 * self.threads),
             channel_timeout=120,
+            # A slow phone must not make the server buffer megabytes for it: past 1 MB of unsent output
+            # its stream's thread waits (and then sends only the newest state), past 256 kB buffers spill.
+            outbuf_high_watermark=1 << 20,
+            outbuf_overflow=256 << 10,
             ident="qwirkle",
         )
         self.host = host
@@ -73,10 +77,13 @@ class Server:
     def stop(self) -> None:
         """End open streams, close every connection and the worker threads."""
         self._table().closing.set()
-        close_all(self._server._map)
-        self._server.task_dispatcher.shutdown(timeout=5)
-        if self._thread is not None:
+        if self._thread is not None and self._thread.is_alive():
+            # Close the sockets in the server's own loop thread, which then ends for lack of sockets.
+            self._server.trigger.pull_trigger(lambda: close_all(self._server._map))
             self._thread.join(5)
+        else:
+            close_all(self._server._map)
+        self._server.task_dispatcher.shutdown(timeout=5)
 
     def _table(self) -> Table:
         found: Table = self.app.extensions["qwirkle"]
@@ -118,8 +125,19 @@ def default_store() -> Path:
     return Path(base) / "qwirkle" / "games.sqlite3"
 
 
-def open_service(spec: str | None, *, store: str | None, variant: str | None, layout: Any = None) -> Any:
-    """The game service for ``--source SPEC`` (None: no camera, moves come from the phones).
+def open_service(
+    spec: str | None,
+    *,
+    store: str | None,
+    variant: str | None,
+    layout: Any = None,
+    reader: Any = None,
+    lens_position: float | None = None,
+    fps: float | None = 2.0,
+) -> Any:
+    """The game service for ``--source SPEC`` (None: no camera, moves come from the phones); ``reader``
+    replaces the service's default frame reader (a calibrated one, say); ``lens_position`` and ``fps``
+    go to the camera (see :func:`vision.sources.open_source`).
 
     The demo plays a rendered game in front of a virtual camera: it gets a fresh store of its own (unless
     ``store`` names one) and its game is started with the demo's players and edition.
@@ -133,13 +151,15 @@ def open_service(spec: str | None, *, store: str | None, variant: str | None, la
 
         source: Any = DemoSource(loop=False)
     else:
-        source = open_source(spec) if spec else None
+        source = open_source(spec, lens_position=lens_position, fps=fps) if spec else None
     if store is None:
         path = Path(tempfile.mkdtemp(prefix="qwirkle-demo-")) / "games.sqlite3" if demo else default_store()
         path.parent.mkdir(parents=True, exist_ok=True)
         store = str(path)
     game_variant = getattr(source, "variant", None) if demo else variant
-    service = GameService(store, source=source, variant=game_variant or "classic", layout=layout)
+    service = GameService(
+        store, source=source, reader=reader, variant=game_variant or "classic", layout=layout
+    )
     if demo:
         service.new_game(list(getattr(source, "players", ("Ann", "Bob"))), variant=game_variant)
     return service

@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import qwirkle
+from calibration import Calibration, save
 from device.config import ConfigError
 from device.doctor import (
     OK,
@@ -36,23 +37,10 @@ from device.doctor import (
     check_service,
     report,
 )
+from table import tileset
 from vision.frames import Frame
+from vision.prototypes import default_prototypes
 from vision.render import random_scene, render
-
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
-
-
-@pytest.fixture
-def picamera2(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    """The stand-in picamera2 (tests/fakes) importable for this test only, with an empty rig."""
-    monkeypatch.syspath_prepend(str(FAKES))
-    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
-    import picamera2
-
-    picamera2.rig.reset()
-    yield picamera2
-    picamera2.rig.reset()
-    sys.modules.pop("picamera2", None)
 
 
 @pytest.fixture(scope="module")
@@ -155,17 +143,25 @@ def test_picture_problems_come_with_fixes(photo: np.ndarray) -> None:
 # --- calibration ---------------------------------------------------------------------------------------
 
 
+def write_calibration(path: Path, size: tuple[int, int]) -> None:
+    """A calibration file made on frames of ``size`` (width, height)."""
+    save(Calibration(tileset="classic", prototypes=default_prototypes(tileset("classic")), size=size), path)
+
+
 def test_calibration_checks(tmp_path: Path, photo: np.ndarray) -> None:
     path = tmp_path / "calibration.json"
     assert check_calibration(path, photo).status == PROBLEM  # not calibrated yet
     path.write_text("{not json", encoding="utf-8")
     assert "unreadable" in check_calibration(path, photo).message
-    path.write_text(json.dumps({"width": 1640, "height": 1232}), encoding="utf-8")
+    path.write_text(json.dumps({"schema": 1, "tileset": "classic", "zoom": 2}), encoding="utf-8")
+    malformed = check_calibration(path, photo)
+    assert malformed.status == PROBLEM and "unknown key zoom" in malformed.message
+    write_calibration(path, (1640, 1232))
     moved = check_calibration(path, photo)
     assert (
         moved.status == PROBLEM and "made on 1640×1232 frames; the camera now gives 1024×768" in moved.message
     )
-    path.write_text(json.dumps({"width": 1024, "height": 768}), encoding="utf-8")
+    write_calibration(path, (1024, 768))
     assert check_calibration(path, photo).status == OK
     assert check_calibration(None, photo).status == SKIPPED
 
@@ -252,7 +248,7 @@ def setup_files(tmp_path: Path, photo: np.ndarray) -> Path:
     photos = tmp_path / "photos"
     photos.mkdir()
     cv2.imwrite(str(photos / "table.png"), photo)
-    (tmp_path / "calibration.json").write_text(json.dumps({"width": 1024, "height": 768}), encoding="utf-8")
+    write_calibration(tmp_path / "calibration.json", (1024, 768))
     config = tmp_path / "config.toml"
     config.write_text(
         f'[camera]\nsource = "dir:{photos}"\n[server]\nhost = "127.0.0.1"\nport = {free_port()}\n'

@@ -27,7 +27,10 @@ def test_a_misread_tile_does_not_move_the_registration():
     seen = Board({**BOARD, (0, 1): Board.from_text("Bx")[(0, 0)]}).transformed(shift=(1, 1), turns=2)
     reg = register(BOARD, seen)
     assert reg.matched == len(BOARD) - 1 and reg.conflicts == 1
-    assert reg.cell(next(c for c, t in seen.items() if t.colour == "blue" and t.shape == "criss-cross")) == (0, 1)
+    assert reg.cell(next(c for c, t in seen.items() if t.colour == "blue" and t.shape == "criss-cross")) == (
+        0,
+        1,
+    )
 
 
 def test_a_mirror_image_is_not_a_match():

@@ -1,6 +1,7 @@
 """The game service: turns from settled frames, disputes, attention items, phone actions, resuming."""
 
 import threading
+import time
 
 import pytest
 
@@ -8,6 +9,7 @@ from live.service import GameService
 from live.sim import scripted_moves
 from table import Board, GameError, IllegalPlacementError, parse_placement
 from table.moves import Play, Trade
+from vision.frames import FrameSource, SourceUnavailableError
 
 from .conftest import reading
 
@@ -30,7 +32,12 @@ def test_a_settled_placement_is_scored_for_the_player_to_move(table):
     assert state["scores"] == {"Ann": 2, "Bob": 0}
     assert state["to_move"] == "Bob"
     assert state["follow"]["status"] == "watching"
-    assert state["turns"][0]["move"]["tiles"][1] == {"row": 0, "col": 1, "colour": "red", "shape": "criss-cross"}
+    assert state["turns"][0]["move"]["tiles"][1] == {
+        "row": 0,
+        "col": 1,
+        "colour": "red",
+        "shape": "criss-cross",
+    }
 
 
 def test_a_hand_over_the_table_is_not_a_turn(table):
@@ -231,7 +238,7 @@ def test_bad_calls_raise_one_line_errors_and_change_nothing(store):
         service.new_game(["Ann", "Bob"])
         version = service.version
         for call in (
-            lambda: service.undo(),
+            service.undo,
             lambda: service.declare_reroll(1),
             lambda: service.declare_trade(7),
             lambda: service.correct_tile(4, 4, "red:circle"),
@@ -281,3 +288,108 @@ def test_a_new_service_resumes_the_stored_game_exactly(store):
     assert [e["kind"] for e in exported["events"]] == ["new-game", "turn", "turn", "turn", "undo", "redo"]
     assert [g["id"] for g in again.games()] == [exported["id"]]
     again.close()
+
+
+def test_the_snapshot_is_the_latest_frame_as_jpeg(table):
+    assert table.service.snapshot() is None  # no frame yet
+    table.show("Ro Rx")
+    jpeg = table.service.snapshot()
+    assert jpeg is not None and jpeg[:2] == b"\xff\xd8"
+
+
+def test_a_vanished_camera_is_reported_and_retried(store):
+    class Gone(FrameSource):
+        name = "gone"
+        opened = 0
+
+        def open(self):
+            Gone.opened += 1
+            raise SourceUnavailableError("camera 0: not found")
+
+        def read(self):
+            raise AssertionError
+
+        def close(self): ...
+
+    service = GameService(store, source=Gone(), retry_seconds=0.05)
+    service.new_game(["Ann", "Bob"])
+    service.start()
+    deadline = time.monotonic() + 10
+    while Gone.opened < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    state = service.state()
+    service.close()
+    assert state["follow"]["status"] == "camera-lost"
+    assert state["camera"]["error"] == "camera 0: not found"
+    assert Gone.opened >= 2
+
+
+def test_versions_given_to_phones_before_a_restart_are_never_reused(store, table):
+    table.show("Ro Rx")
+    table.hand("Ro Rx")  # "settling": a change that is not stored, but has a version
+    seen = table.service.version
+    table.service.close()
+    again = GameService(store)
+    assert again.version >= seen
+    again.close()
+
+
+def test_a_phantom_tile_dismissed_on_the_phone_stays_dismissed(table):
+    table.show("Ro Rx")
+    table.hand("Ro Rx")
+    table.show(reading("Ro Rx", unsure=((1, 1),)))  # a smudge the reader cannot name
+    assert status(table) == "needs-attention"
+    table.service.correct_tile(1, 1, None)
+    assert status(table) == "watching"
+    for _ in range(2):
+        table.hand("Ro Rx")
+        table.show(reading("Ro Rx", unsure=((1, 1),)))
+        assert status(table) == "watching"
+    table.hand("Ro Rx Rd")
+    table.show("Ro Rx Rd")
+    assert kinds(table) == ["play", "play"]
+
+
+def test_pressing_trade_twice_is_one_declaration(table):
+    table.show("Ro Rx")
+    table.hand("Ro Rx")
+    table.service.declare_trade(2)
+    version = table.service.version
+    table.service.declare_trade(2)
+    assert table.service.version == version
+    table.service.declare_trade(3)  # a corrected count replaces it
+    table.show("Ro Rx")
+    assert [t["move"] for t in table.service.state()["turns"]][-1] == {"kind": "trade", "count": 3}
+
+
+def test_a_press_for_a_turn_already_recorded_is_refused(store):
+    with GameService(store) as service:
+        service.new_game(["Ann", "Bob"])
+        service.declare_trade(2, turn=1)
+        with pytest.raises(GameError, match="turn 1: already recorded"):
+            service.declare_trade(2, turn=1)  # the same press again, after the service restarted
+        assert len(service.state()["turns"]) == 1
+
+
+def test_cubes_players_draw_and_reroll_from_the_phone(store):
+    with GameService(store) as service:
+        service.new_game(["Ann", "Bob"], variant="cubes")
+        service.declare_reroll(2)
+        service.play(parse_placement("Ro@0,0"))  # Bob: five cubes left, no draw after a play
+        service.play(parse_placement("Rx@0,1"))
+        service.draw(turn=4)
+        state = service.state()
+        assert [t["move"]["kind"] for t in state["turns"]] == ["reroll", "play", "play", "draw"]
+        assert state["players"][1]["hand"] == 6
+        with pytest.raises(GameError):
+            service.declare_trade(1)  # no trades in Qwirkle Cubes
+
+
+def test_a_reading_that_finds_nothing_on_a_full_table_is_skipped(table):
+    table.show("Ro Rx")
+    table.hand("Ro Rx Rd")
+    for _ in range(4):  # the reader fails on every other frame
+        table.show("Ro Rx Rd", frames=1)
+        table.show("", frames=1)
+    assert kinds(table) == ["play", "play"]
+    assert status(table) == "watching"

@@ -34,5 +34,5 @@ def test_a_failed_change_leaves_nothing(tmp_path):
 def test_a_file_that_is_not_a_store_is_named(tmp_path):
     bad = tmp_path / "junk.sqlite3"
     bad.write_bytes(b"not a database at all" * 100)
-    with pytest.raises(StoreError, match="junk.sqlite3"):
+    with pytest.raises(StoreError, match=r"junk\.sqlite3"):
         GameStore(bad)

@@ -42,6 +42,23 @@ def test_scoring_counts_each_kind() -> None:
     assert t.shapes[("clover", "(missed)")] == 1
 
 
+def test_occluded_cells_are_counted_and_those_reported() -> None:
+    truth = {
+        "tiles": [
+            {"row": 0, "col": 0, **RED_CIRCLE},
+            {"row": 0, "col": 1, "colour": "red", "shape": "square"},
+        ],
+        "uncertain": [
+            {"row": 0, "col": 1, "reason": "occluded"},
+            {"row": 1, "col": 1, "reason": "occluded"},
+            {"row": 0, "col": 2, "reason": "out-of-frame"},
+        ],
+    }
+    reading = _read((0, 0, "red", "circle"), unsure=((0, 1),))
+    t = score_frame(reading, truth, layout=connect_layout(), where="t")
+    assert (t.occluded, t.occluded_reported, t.right, t.exact) == (2, 1, 2, 1)
+
+
 def test_free_table_readings_are_registered_first() -> None:
     truth = {
         "tiles": [

@@ -77,3 +77,34 @@ def test_one_point() -> None:
 def test_rejects_bad_input() -> None:
     with pytest.raises(ValueError, match="shape"):
         fit_lattice(np.zeros((0, 2)), np.zeros(0))
+
+
+def test_strong_perspective_keeps_every_step_local() -> None:
+    # a camera tilted hard: the pitch changes by two thirds across the layout
+    cells = [(r, c) for r in range(8) for c in range(12) if (r + 2 * c) % 5]
+    pts = _points(cells, angle=-25.0, pitch=40.0, skew=0.014)
+    lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+    assert lattice.placed.all()
+    assert _same_up_to_shift(lattice.cells, cells)
+
+
+def test_a_group_beyond_a_wide_gap_joins_when_it_fits_one_grid() -> None:
+    # two parts of a layout with a hand's width (five empty columns) between them, in perspective
+    left = [(r, c) for r in range(4) for c in range(3)]
+    right = [(r, c) for r in range(1, 5) for c in range(8, 11)]
+    pts = _points(left + right, angle=5.0, pitch=40.0, skew=0.0005)
+    lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+    assert lattice.placed.all()
+    assert _same_up_to_shift(lattice.cells, left + right)
+
+
+def test_a_group_half_a_cell_off_is_left_out_rather_than_guessed() -> None:
+    # the far group sits half a cell off the grid of the near one: no shift is right, none is taken
+    left = [(r, c) for r in range(4) for c in range(3)]
+    right = [(r, c) for r in range(4) for c in range(8, 10)]
+    pts = _points(left + right, angle=0.0, pitch=40.0)
+    pts[len(left) :] += [20.0, 0.0]
+    lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+    placed_right = lattice.placed[len(left) :]
+    assert lattice.placed[: len(left)].all()
+    assert not placed_right.any()

@@ -25,6 +25,28 @@ def test_json_round_trip() -> None:
         assert np.allclose(back.colours[k], v, atol=1e-3)
 
 
+def test_json_round_trip_keeps_the_outlines() -> None:
+    p = default_prototypes(tileset("classic"))
+    back = Prototypes.from_json(p.to_json(), where="p.json")
+    assert set(back.outlines) == set(tileset("classic").shapes)
+    for k, v in p.outlines.items():
+        assert np.allclose(back.outlines[k], v, atol=1e-3)
+        assert np.allclose(back.outline_spreads[k], p.outline_spreads[k], atol=1e-3)
+
+
+def test_herkle_is_named_by_silhouette_and_the_others_by_outline() -> None:
+    assert default_prototypes(tileset("herkle")).outlines == {}
+    for name in ("classic", "colour-blind", "cubes", "connect"):
+        assert set(default_prototypes(tileset(name)).outlines) == set(tileset(name).shapes)
+
+
+def test_outline_spreads_must_be_positive() -> None:
+    data = default_prototypes(tileset("classic")).to_json()
+    data["outline_spreads"]["circle"] = [0.0, 0.01, 0.01, 0.01]
+    with pytest.raises(ValueError, match=r"p\.json"):
+        Prototypes.from_json(data, where="p.json")
+
+
 def test_malformed_json_names_the_file() -> None:
     with pytest.raises(ValueError, match=r"p\.json"):
         Prototypes.from_json({"tileset": "classic", "colours": {"red": [1, 2]}, "shapes": {}}, where="p.json")
@@ -41,3 +63,9 @@ def test_learning_moves_the_prototypes_to_the_light() -> None:
     seen = {t.colour for t in known}
     assert any(not np.allclose(learned.colours[c], base.colours[c]) for c in seen)
     assert learned.shape_spread > 0 and learned.colour_spread > 0
+    shapes = {t.shape for t in known}
+    assert any(not np.allclose(learned.outlines[s], base.outlines[s]) for s in shapes)
+    for s in shapes:  # a few tiles say where a shape lies, not how far the next photo's scatter
+        assert np.array_equal(learned.outline_spreads[s], base.outline_spreads[s])
+    if "starburst" in shapes:  # its eightfold phase says nothing, and stays where it was
+        assert learned.outlines["starburst"][1] == base.outlines["starburst"][1]

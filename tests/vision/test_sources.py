@@ -4,7 +4,6 @@ folder replays, reopening a vanished camera, and the ``--source`` parser."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -22,8 +21,6 @@ from vision.sources import (
     open_source,
 )
 
-FAKES = Path(__file__).resolve().parents[1] / "fakes"
-
 
 class Clock:
     def __init__(self) -> None:
@@ -31,20 +28,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-def picamera2(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    """The stand-in picamera2 on sys.path for this test only, with an empty rig."""
-    monkeypatch.syspath_prepend(str(FAKES))
-    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
-    import picamera2
-
-    assert picamera2.__file__ is not None and str(FAKES) in picamera2.__file__
-    picamera2.rig.reset()
-    yield picamera2
-    picamera2.rig.reset()
-    sys.modules.pop("picamera2", None)
 
 
 def table_scene(shape: tuple[int, int] = (480, 640)) -> np.ndarray:
@@ -283,7 +266,7 @@ def test_folder_loops_when_asked(tmp_path: Path) -> None:
 def test_folder_holds_each_photo_for_a_while(tmp_path: Path) -> None:
     write_photos(tmp_path, ["a.png", "b.png"])
     clock = Clock()
-    with FolderSource(tmp_path, hold=3.0, clock=clock) as source:
+    with FolderSource(tmp_path, hold=3.0, clock=clock, sleep=lambda s: None) as source:
         seen = []
         for t in (0.0, 1.0, 2.9, 3.0, 4.0):
             clock.now = t
@@ -291,6 +274,19 @@ def test_folder_holds_each_photo_for_a_while(tmp_path: Path) -> None:
     assert [f.meta["file"] for f in seen] == ["a.png", "a.png", "a.png", "b.png", "b.png"]
     assert [f.index for f in seen] == [0, 1, 2, 3, 4]
     assert not seen[0].image.flags.writeable  # shared while held: nobody may draw on it
+
+
+def test_folder_delivers_like_a_camera_at_its_frame_rate(tmp_path: Path) -> None:
+    write_photos(tmp_path, ["a.png", "b.png"])
+    clock = Clock()
+
+    def sleep(seconds: float) -> None:
+        clock.now += seconds
+
+    with FolderSource(tmp_path, hold=1.0, fps=2.0, clock=clock, sleep=sleep) as source:
+        frames = [source.read() for _ in range(4)]
+    assert [f.timestamp for f in frames] == [0.0, 0.5, 1.0, 1.5]
+    assert [f.meta["file"] for f in frames] == ["a.png", "a.png", "b.png", "b.png"]
 
 
 def test_a_corrupt_photo_is_named_and_skipped(tmp_path: Path) -> None:
@@ -316,15 +312,15 @@ def test_folder_errors(tmp_path: Path) -> None:
 def test_open_source_parses_every_kind(tmp_path: Path) -> None:
     pi = open_source("picamera2", lens_position=1.5, fps=1.0)
     assert isinstance(pi, Picamera2Source)
-    assert (pi.camera_num, pi.lens_position, pi.fps, pi.name) == (0, 1.5, 1.0, "picamera2")
+    assert (pi.camera_num, pi.lens_position, pi.pacer.fps, pi.name) == (0, 1.5, 1.0, "picamera2")
     second = open_source("picamera2:1")
     assert isinstance(second, Picamera2Source) and second.camera_num == 1
     usb = open_source("opencv:0")
     assert isinstance(usb, OpenCVSource) and usb.device == 0
     stream = open_source("opencv:rtsp://table.local:8554/cam")
     assert isinstance(stream, OpenCVSource) and stream.device == "rtsp://table.local:8554/cam"
-    folder = open_source(f"dir:{tmp_path}", hold=0.5)
-    assert isinstance(folder, FolderSource) and folder.hold == 0.5
+    folder = open_source(f"dir:{tmp_path}", hold=0.5, fps=4.0)
+    assert isinstance(folder, FolderSource) and (folder.hold, folder.pacer.fps) == (0.5, 4.0)
 
 
 def test_open_source_demo() -> None:

@@ -218,3 +218,35 @@ def test_without_event_streams_the_page_falls_back_to_polling(page: Any) -> None
         page.wait_for_selector('.side[data-side="Ann"] .total >> text="2"', timeout=5000)
     finally:
         table.close()
+
+
+def test_the_calibration_wizard_learns_from_the_camera_and_is_accepted(page: Any) -> None:
+    from calibration import arrangement
+    from table import tileset
+    from vision.frames import Frame
+    from vision.render import Conditions, Scene, render
+
+    conditions = Conditions(px_per_tile=70.0, tilt=5.0, rotation=3.0, table="dark-wood", jpeg_quality=92)
+    scene = Scene(arrangement(tileset("classic")), "classic", conditions, size=(768, 1024), table_seed=11)
+    running = Table()
+    try:
+        running.service.new_game(["Ann", "Bob"])
+        running.service.feed(Frame(render(scene).image, 0, 0.0))
+        page.goto(running.url + "/setup")
+        page.click("#calibrate-link")
+        page.wait_for_selector("#known-view .tile")
+        assert page.locator("#known-view .tile").count() == 36  # the 6×6 order, drawn
+        page.click("#take")
+        page.wait_for_selector("#pin-dialog[open]")
+        page.fill("#pin-dialog input", PIN)
+        page.click('#pin-dialog button[type="submit"]')
+        page.wait_for_selector("#step-result:not([hidden])", timeout=30_000)
+        assert "Found 36 of the 36" in page.inner_text("#summary")
+        assert page.locator("#margins tr").count() == 12  # six colours and six shapes
+        page.wait_for_function("document.getElementById('sheet').naturalWidth > 0")
+        page.screenshot(path=SHOTS / "calibrate.png", full_page=True)
+        page.click("#accept")
+        page.wait_for_selector("#current >> text=/learned from the arrangement/", timeout=5000)
+        assert running.service.state()["calibration"]["learned_from"] == "arrangement"
+    finally:
+        running.close()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import cast
+
 import numpy as np
 from flask.testing import FlaskClient
 
@@ -39,7 +42,7 @@ def test_the_mjpeg_stream_sends_frames_and_caps_viewers(service: GameService) ->
     response = client.get("/camera.mjpeg", buffered=False)
     assert response.status_code == 200
     assert response.mimetype == "multipart/x-mixed-replace"
-    part = next(iter(response.response))
+    part = next(iter(cast(Iterator[bytes], response.response)))
     assert part.startswith(b"--qwirkleframe\r\nContent-Type: image/jpeg\r\n")
     assert b"\xff\xd8" in part
     refused = client.get("/camera.mjpeg")

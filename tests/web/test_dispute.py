@@ -67,7 +67,9 @@ def test_the_first_turn_is_judged_on_an_empty_table(played: GameService) -> None
 
 
 def test_where_can_this_tile_go(client: FlaskClient, played: GameService) -> None:
-    cells = client.post("/api/spots", json={"tile": {"colour": "blue", "shape": "square"}}).get_json()["cells"]
+    cells = client.post("/api/spots", json={"tile": {"colour": "blue", "shape": "square"}}).get_json()[
+        "cells"
+    ]
     assert [1, 1] in cells
     assert cells == sorted(cells)
 
@@ -75,7 +77,12 @@ def test_where_can_this_tile_go(client: FlaskClient, played: GameService) -> Non
 BAD: list[tuple[str, Any, int, str]] = [
     ("/api/check", {}, 400, 'expected {"placement"'),
     ("/api/check", {"placement": "Ro@0,0"}, 400, "placement: expected"),
-    ("/api/check", {"placement": {"tiles": [{"row": 1, "col": 1, "colour": "teal", "shape": "circle"}]}}, 400, "teal"),
+    (
+        "/api/check",
+        {"placement": {"tiles": [{"row": 1, "col": 1, "colour": "teal", "shape": "circle"}]}},
+        400,
+        "teal",
+    ),
     ("/api/check", {"placement": tiles("Bs@1,1 Bd@1,2 Bx@1,3 Bt@1,4 Bc@1,5 Bo@1,6 Bo@1,7")}, 400, "1 to 6"),
     ("/api/check", {"turn": 0}, 400, "turn: must be 1 to 3"),
     ("/api/check", {"turn": 99}, 400, "turn: must be 1 to 3"),
@@ -87,10 +94,11 @@ BAD: list[tuple[str, Any, int, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "body", "status", "words"), BAD)
+@pytest.mark.parametrize("case", BAD)
 def test_bad_questions_are_a_clear_400(
-    client: FlaskClient, played: GameService, path: str, body: Any, status: int, words: str
+    client: FlaskClient, played: GameService, case: tuple[str, Any, int, str]
 ) -> None:
+    path, body, status, words = case
     if isinstance(body, bytes):
         response = client.post(path, data=body, content_type="application/json")
     else:

@@ -43,7 +43,9 @@ def test_new_game_with_teams_and_a_timer(unlocked: Unlocked, service: GameServic
 
 def test_new_game_with_a_chosen_first_player(unlocked: Unlocked, service: GameService) -> None:
     client, headers = unlocked
-    response = client.post("/api/game/new", json={"players": ["Ann", "Bob", "Cid"], "first": 1}, headers=headers)
+    response = client.post(
+        "/api/game/new", json={"players": ["Ann", "Bob", "Cid"], "first": 1}, headers=headers
+    )
     assert response.status_code == 200
     assert service.state()["to_move"] == "Bob"
 
@@ -81,7 +83,9 @@ def test_reroll_is_for_cubes_only(game: Unlocked, service: GameService) -> None:
 def test_correct_a_misread_tile_rescores_the_turn(game: Unlocked, service: GameService) -> None:
     client, headers = game
     response = client.post(
-        "/api/game/tile", json={"row": 0, "col": 1, "tile": {"colour": "red", "shape": "diamond"}}, headers=headers
+        "/api/game/tile",
+        json={"row": 0, "col": 1, "tile": {"colour": "red", "shape": "diamond"}},
+        headers=headers,
     )
     assert response.status_code == 200, response.get_json()
     board = service.state()["board"]["tiles"]
@@ -145,10 +149,11 @@ BAD: list[tuple[str, Any, int, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "body", "status", "words"), BAD)
+@pytest.mark.parametrize("case", BAD)
 def test_bad_input_is_a_clear_4xx_that_changes_nothing(
-    game: Unlocked, service: GameService, path: str, body: Any, status: int, words: str
+    game: Unlocked, service: GameService, case: tuple[str, Any, int, str]
 ) -> None:
+    path, body, status, words = case
     client, headers = game
     before = service.state()
     if isinstance(body, bytes):

@@ -6,6 +6,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from typing import cast
 
 import pytest
 from flask import Flask
@@ -79,11 +80,13 @@ def test_bad_poll_parameters_are_a_400(client: FlaskClient, query: str, words: s
     assert words in response.get_json()["error"]
 
 
-def test_the_event_stream_sends_the_state_then_every_change(client: FlaskClient, service: GameService) -> None:
+def test_the_event_stream_sends_the_state_then_every_change(
+    client: FlaskClient, service: GameService
+) -> None:
     response = client.get("/events", buffered=False)
     assert response.status_code == 200
     assert response.mimetype == "text/event-stream"
-    stream = events(iter(response.response))
+    stream = events(iter(cast(Iterator[bytes], response.response)))
     assert next(stream) == {"retry": "2000"}
     first = next(stream)
     assert first["event"] == "state" and int(first["id"]) == service.version
@@ -99,7 +102,7 @@ def test_a_reconnect_with_the_last_event_id_gets_only_newer_states(
 ) -> None:
     service.new_game(["Ann", "Bob"])
     response = client.get("/events", buffered=False, headers={"Last-Event-ID": str(service.version)})
-    stream = events(iter(response.response))
+    stream = events(iter(cast(Iterator[bytes], response.response)))
     assert next(stream) == {"retry": "2000"}
     assert next(stream) == {"comment": "keep-alive"}  # nothing new: the keep-alive comes first
     service.adjust("Bob", 3)
@@ -146,7 +149,9 @@ def test_games_and_export(client: FlaskClient, service: GameService) -> None:
 
 
 @pytest.mark.parametrize(("query", "status"), [("game=7", 404), ("game=x", 400)])
-def test_export_of_an_unknown_game(client: FlaskClient, service: GameService, query: str, status: int) -> None:
+def test_export_of_an_unknown_game(
+    client: FlaskClient, service: GameService, query: str, status: int
+) -> None:
     service.new_game(["Ann", "Bob"])
     response = client.get(f"/api/export?{query}")
     assert response.status_code == status

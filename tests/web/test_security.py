@@ -42,7 +42,9 @@ def test_a_change_without_the_csrf_token_is_refused_even_when_unlocked(
     assert service.state()["players"] == []
 
 
-def test_the_right_pin_unlocks_the_session_for_later_changes(client: FlaskClient, service: GameService) -> None:
+def test_the_right_pin_unlocks_the_session_for_later_changes(
+    client: FlaskClient, service: GameService
+) -> None:
     token = unlock(client)
     assert client.get("/api/session").get_json()["unlocked"] is True
     response = client.post("/api/game/new", json={"players": ["Ann", "Bob"]}, headers={"X-CSRF-Token": token})

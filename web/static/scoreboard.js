@@ -38,7 +38,7 @@
     if (!el) return;
     if (left === null) { el.textContent = ""; return; }
     const s = Math.max(0, Math.ceil(left));
-    el.textContent = " · " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+    el.textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
     el.classList.toggle("late", s <= 10);
   }
 

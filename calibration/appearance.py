@@ -1,0 +1,396 @@
+"""Learning the tiles' appearance from one photo of known tiles, and refining it from confirmed boards.
+
+:func:`calibrate_from_photo` is the whole of calibration from one photo:
+
+1. straighten the lens (when an earlier calibration fitted it) and estimate the frame's white balance
+   (:mod:`calibration.balance`); the weakest correction (none, part or all of it) under which the reader
+   finds every known tile is kept, and every later frame gets the same gains before it is read;
+2. find the known tiles (:func:`vision.measure_tiles`; for a user's arrangement that the default colours
+   cannot name, by position alone) and learn colour and shape prototypes from them
+   (:func:`vision.learn_prototypes`);
+3. read the same photo again with what was learned, and check: which known tiles it reads right, how well
+   separated each colour and shape is, the light, glare and sharpness (:mod:`calibration.checks`); draw the
+   contact sheet (:mod:`calibration.contact`);
+4. keep the view's geometry (tile size, grid, play area) to notice later that the camera moved.
+
+:func:`refine` adds the tiles of a confirmed board (every confirmed turn of the running game can) to the
+prototypes, weighing them against how many tiles taught each prototype so far.
+
+Known tiles come as a :class:`table.Board`: a printed board's start tiles (``layout.start_tiles``), a
+confirmed board, or :func:`arrangement`, the 36 distinct tiles laid out in a stated order.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+import numpy as np
+
+from calibration.balance import apply_balance, estimate_balance
+from calibration.checks import (
+    Margins,
+    colour_margins,
+    margin_warnings,
+    photo_checks,
+    shape_margins,
+)
+from calibration.contact import RIGHT, UNREAD, WRONG, contact_sheet
+from calibration.file import Calibration
+from calibration.geometry import geometry_from_reading, undistort
+from table import Board, Layout, PlacedTile, Tile, TileSet
+from vision.features import Measurements
+from vision.prototypes import Prototypes, learn_prototypes
+from vision.reader import locate, measure_tiles, read_table
+from vision.reading import Reading
+from vision.sources import CameraSettings
+
+#: Fewer known tiles found than this: too few to learn from.
+MIN_TILES = 6
+#: When refining, earlier tiles count at most this many per class (so the prototypes follow slow drift).
+MAX_WEIGHT = 60
+
+
+class CalibrationFailed(ValueError):
+    """Calibration could not learn from this photo; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a calibration found and how sure it is (for the wizard and ``qwirkle calibrate``).
+
+    Attributes
+    ----------
+    known : int
+        Known tiles.
+    found : int
+        Known tiles found in the photo and learned from.
+    read_right : int
+        Of the known tiles, how many the calibrated reader reads right on the same photo.
+    colour_margins, shape_margins : Margins
+        Per class: worst margin of its calibration tiles and nearest other prototype, in spreads.
+    photo : dict
+        The photo's measures (:func:`calibration.checks.photo_checks`).
+    warnings : list of str
+        One line each: dim light, glare, blur, strong cast, classes at risk or unseen.
+    contact_sheet : ndarray, shape (H, W, 3), dtype uint8
+        BGR picture of what was learned (:func:`calibration.contact.contact_sheet`).
+    elapsed_ms : float
+    """
+
+    known: int
+    found: int
+    read_right: int
+    colour_margins: Margins
+    shape_margins: Margins
+    photo: dict[str, Any]
+    warnings: list[str]
+    contact_sheet: np.ndarray = field(repr=False)
+    elapsed_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Every known tile read right and nothing to warn about."""
+        return self.read_right == self.known and not self.warnings
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything but the picture."""
+        return {
+            "known": self.known,
+            "found": self.found,
+            "read_right": self.read_right,
+            "colour_margins": self.colour_margins.to_json(),
+            "shape_margins": self.shape_margins.to_json(),
+            "photo": self.photo,
+            "warnings": self.warnings,
+            "ok": self.ok,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+        }
+
+
+def arrangement(tileset: TileSet) -> Board:
+    """The 36 distinct tiles in the stated order: row ``i`` holds colour ``tileset.colours[i]``, column ``j``
+    shape ``tileset.shapes[j]``, as seen in the photo (row 0 at its top, column 0 at its left)."""
+    return Board.of(
+        PlacedTile(i, j, Tile(colour, shape))
+        for i, colour in enumerate(tileset.colours)
+        for j, shape in enumerate(tileset.shapes)
+    )
+
+
+def prepare(image: np.ndarray, calibration: Calibration | None) -> np.ndarray:
+    """The frame as the reader should see it under ``calibration``: lens straightened, white-balanced."""
+    if calibration is None:
+        return image
+    if calibration.geometry.lens is not None:
+        image = undistort(image, calibration.geometry.lens)
+    return apply_balance(image, calibration.balance)
+
+
+def read_calibrated(
+    image: np.ndarray, calibration: Calibration | None, *, tileset: TileSet, layout: Layout | None = None
+) -> Reading:
+    """:func:`vision.read_table` on the frame :func:`prepare` makes, with the learned prototypes."""
+    protos = None if calibration is None else calibration.prototypes
+    return read_table(prepare(image, calibration), tileset=tileset, layout=layout, calibration=protos)
+
+
+def calibrate_from_photo(
+    image: np.ndarray,
+    known: Board,
+    *,
+    tileset: TileSet,
+    layout: Layout | None = None,
+    base: Calibration | None = None,
+    photo: str | None = None,
+    how: str | None = None,
+    camera: CameraSettings | None = None,
+) -> tuple[Calibration, Report]:
+    """Learn the tile set's appearance from one photo whose tiles are known.
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W, 3), dtype uint8
+        The photo, BGR.
+    known : Board
+        Its tiles: ``layout.start_tiles``, a confirmed board, or :func:`arrangement`.
+    tileset : TileSet
+        The edition (names of the colours and shapes).
+    layout : Layout, optional
+        A printed board: ``known`` is then in board cells, and its outline is the play area.
+    base : Calibration, optional
+        An earlier calibration whose lens, plane and camera settings are kept.
+    photo, how : str, optional
+        Recorded in the file's ``source`` (the photo's name; ``layout``, ``board`` or ``arrangement``).
+    camera : CameraSettings, optional
+        What the camera that took the photo is locked to (:func:`calibration.camera.camera_lock` of the
+        open source); default: ``base``'s.
+
+    Returns
+    -------
+    Calibration, Report
+
+    Raises
+    ------
+    CalibrationFailed
+        Fewer than :data:`MIN_TILES` of the known tiles could be found (the message says how many).
+    """
+    started = time.perf_counter()
+    _check_image(image)
+    if len(known) == 0:
+        raise CalibrationFailed("no known tiles to learn from")
+    lens = base.geometry.lens if base is not None else None
+    straight = undistort(image, lens) if lens is not None else image
+    balance, seen, measured, tiles, cast = _balanced(straight, known, tileset)
+    if len(tiles) < MIN_TILES:
+        raise CalibrationFailed(
+            f"only {len(tiles)} of the {len(known)} known tiles were found in the photo (need {MIN_TILES}); "
+            "is the whole layout in view, in focus and lit?"
+        )
+    prototypes = learn_prototypes([(measured, tiles)], tileset=tileset)
+    reading = read_table(seen, tileset=tileset, layout=layout, calibration=prototypes)
+    verdicts, to_known = _verdicts(reading, known, layout)
+    geometry = geometry_from_reading(reading.geometry, to_known=to_known, layout=layout)
+    if base is not None:
+        geometry = replace(geometry, plane=base.geometry.plane, lens=base.geometry.lens)
+    cm, sm = colour_margins(measured, tiles, prototypes), shape_margins(measured, tiles, prototypes)
+    numbers, warnings = photo_checks(straight, measured, cast)
+    numbers["balance"] = [round(float(g), 3) for g in balance]
+    warnings += margin_warnings("colour", cm, seen=[t.colour for t in tiles], every=tileset.colours)
+    warnings += margin_warnings("shape", sm, seen=[t.shape for t in tiles], every=tileset.shapes)
+    right = sum(v == RIGHT for v in verdicts.values())
+    if right < len(known):
+        warnings.append(f"read back, {right} of the {len(known)} known tiles are read right")
+    sheet = contact_sheet(
+        seen,
+        geometry.cell_to_image,
+        known,
+        verdicts,
+        tileset=tileset,
+        prototypes=prototypes,
+        colour_margins=cm,
+        shape_margins=sm,
+    )
+    h, w = image.shape[:2]
+    calibration = Calibration(
+        tileset=tileset.name,
+        prototypes=prototypes,
+        balance=balance,
+        size=(w, h),
+        samples=_counts(tiles),
+        geometry=geometry,
+        camera=camera or (base.camera if base is not None else None),
+        source={
+            "photo": photo,
+            "known": how or ("layout" if layout is not None else "board"),
+            "tiles": len(tiles),
+            "refined": 0,
+        },
+    )
+    elapsed = (time.perf_counter() - started) * 1000
+    return calibration, Report(len(known), len(tiles), right, cm, sm, numbers, warnings, sheet, elapsed)
+
+
+def refine(calibration: Calibration, image: np.ndarray, board: Board, *, tileset: TileSet) -> Calibration:
+    """The calibration with the tiles of a confirmed ``board`` in ``image`` added to its prototypes.
+
+    Each class's prototype becomes the weighted mean of the old one (weight: the tiles that taught it, at
+    most :data:`MAX_WEIGHT`) and this photo's tiles of that class; the spreads likewise. The white
+    balance and geometry stay (frames must stay comparable). A photo in which fewer than
+    :data:`MIN_TILES` tiles are found changes nothing.
+    """
+    _check_image(image)
+    if tileset.name != calibration.tileset:
+        raise ValueError(f"calibrated for {calibration.tileset}, not {tileset.name}")
+    try:
+        measured, tiles, _ = measure_tiles(
+            prepare(image, calibration), board, tileset=tileset, calibration=calibration.prototypes
+        )
+    except ValueError:
+        return calibration
+    if len(tiles) < MIN_TILES:
+        return calibration
+    old = calibration.prototypes
+    new = learn_prototypes([(measured, tiles)], tileset=tileset, base=old)
+    before, now = calibration.samples, _counts(tiles)
+    n_old = min(sum(before["colours"].values()), MAX_WEIGHT * len(old.colours))
+    mix = len(tiles) / (n_old + len(tiles))
+    changes: dict[str, Any] = {}
+    for f in fields(Prototypes):
+        was, learned = getattr(old, f.name), getattr(new, f.name)
+        if isinstance(was, dict):
+            kind = "colours" if f.name == "colours" else "shapes"
+            changes[f.name] = {
+                k: _blend(v, learned.get(k, v), before[kind].get(k, 0), now[kind].get(k, 0))
+                for k, v in was.items()
+            }
+        elif isinstance(was, float):
+            changes[f.name] = float((1 - mix) * was + mix * learned)
+    prototypes = replace(old, **changes)
+    samples = {
+        kind: {k: before[kind].get(k, 0) + now[kind].get(k, 0) for k in set(before[kind]) | set(now[kind])}
+        for kind in ("colours", "shapes")
+    }
+    source = {**calibration.source, "refined": int(calibration.source.get("refined", 0)) + 1}
+    return replace(calibration, prototypes=prototypes, samples=samples, source=source, created="")
+
+
+# --- helpers ---------------------------------------------------------------------------------------------
+
+
+def _blend(old: np.ndarray, new: np.ndarray, n_old: int, n_new: int) -> np.ndarray:
+    if n_new == 0:
+        return old
+    w = min(n_old, MAX_WEIGHT)
+    return np.asarray((w * old + n_new * new) / (w + n_new), dtype=old.dtype)
+
+
+def _counts(tiles: list[Tile]) -> dict[str, dict[str, int]]:
+    colours: dict[str, int] = {}
+    shapes: dict[str, int] = {}
+    for t in tiles:
+        colours[t.colour] = colours.get(t.colour, 0) + 1
+        shapes[t.shape] = shapes.get(t.shape, 0) + 1
+    return {"colours": colours, "shapes": shapes}
+
+
+def _balanced(
+    image: np.ndarray, known: Board, tileset: TileSet
+) -> tuple[np.ndarray, np.ndarray, Measurements, list[Tile], np.ndarray]:
+    """The white balance to keep, the photo under it, the known tiles measured there, and the full
+    grey-edge gains (the light's cast).
+
+    The grey-edge balance is right for the light, but a strongly coloured table misleads it, a channel it
+    amplifies several times brings up that channel's noise, and the reader already balances colours on the
+    tiles' black bodies; so the weakest correction under which the reader finds every known tile is kept:
+    none, then the 1/2, 3/4 and full power of the grey-edge gains (else the one that finds the most).
+    """
+    gains = estimate_balance(image)
+    best: tuple[np.ndarray, np.ndarray, Measurements, list[Tile]] | None = None
+    for candidate in (np.ones(3), gains**0.5, gains**0.75, gains):
+        seen = apply_balance(image, candidate)
+        measured, tiles = _measure(seen, known, tileset)
+        if best is None or len(tiles) > len(best[3]):
+            best = (candidate, seen, measured, tiles)
+        if len(tiles) == len(known):
+            break
+    assert best is not None
+    return (*best, gains)
+
+
+def _measure(image: np.ndarray, known: Board, tileset: TileSet) -> tuple[Measurements, list[Tile]]:
+    """The known tiles' measurements: registered by their names as the default prototypes read them, or,
+    when that fails (a tile set the defaults cannot name), by position alone."""
+    try:
+        measured, tiles, _ = measure_tiles(image, known, tileset=tileset)
+    except ValueError:
+        return _measure_by_position(image, known)
+    if len(tiles) >= MIN_TILES:
+        return measured, tiles
+    by_position = _measure_by_position(image, known)
+    return by_position if len(by_position[1]) > len(tiles) else (measured, tiles)
+
+
+def _measure_by_position(image: np.ndarray, known: Board) -> tuple[Measurements, list[Tile]]:
+    """Match read cells to ``known`` by the pattern they form alone, turned upright by the grid's angle:
+    only when the photo shows exactly the known cells (a user's arrangement, nothing else in view)."""
+    located = locate(image)
+    if located is None:
+        return _empty(), []
+    turns = round(located.lattice.angle / 90.0) % 4
+    cells = [_turn((int(r), int(c)), -turns) for r, c in located.cells]
+    read_origin = np.min(cells, axis=0)
+    (r0, c0), _ = known.bounds
+    moved = [(r - read_origin[0] + r0, c - read_origin[1] + c0) for r, c in cells]
+    if set(moved) != set(known):
+        return _empty(), []
+    keep = np.arange(len(moved))
+    return located.measured.take(keep), [known[cell] for cell in moved]
+
+
+def _turn(cell: tuple[int, int], turns: int) -> tuple[int, int]:
+    r, c = cell
+    for _ in range(turns % 4):
+        r, c = c, -r
+    return r, c
+
+
+def _empty() -> Measurements:
+    return Measurements(*(np.zeros((0,)) for _ in Measurements.__dataclass_fields__))
+
+
+def _verdicts(
+    reading: Reading, known: Board, layout: Layout | None
+) -> tuple[dict[tuple[int, int], str], np.ndarray | None]:
+    """Per known cell: read right, wrong or not at all; and the known-to-reading cell transform (3×3) when
+    the reading's cells are not the known board's (a free table)."""
+    read = reading.board
+    to_known = None
+    if layout is None and read:
+        from live.register import register
+
+        motion = register(known, read)
+        read = motion.board(read)
+        to_known = _inverse_motion(motion.turns, motion.shift)
+    verdicts = {}
+    for cell, tile in known.items():
+        got = read.get(cell)
+        verdicts[cell] = UNREAD if got is None else RIGHT if got == tile else WRONG
+    return verdicts, to_known
+
+
+def _inverse_motion(turns: int, shift: tuple[int, int]) -> np.ndarray:
+    """3×3 on ``(row, col, 1)`` taking known cells back to reader cells (undo ``shift``, turn back)."""
+    turn = np.eye(3)
+    for _ in range(turns % 4):
+        turn = np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]]) @ turn
+    undo = np.array([[1.0, 0, -shift[0]], [0, 1, -shift[1]], [0, 0, 1]])
+    return np.asarray(turn @ undo)
+
+
+def _check_image(image: object) -> None:
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        shape = getattr(image, "shape", None)
+        dtype = getattr(image, "dtype", type(image).__name__)
+        raise ValueError(f"image must be BGR uint8 of shape (H, W, 3), got shape {shape} dtype {dtype}")

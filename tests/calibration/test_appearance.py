@@ -1,0 +1,169 @@
+"""calibration/appearance.py (with checks.py and contact.py): calibrating from one rendered photo of known
+tiles under a strong colour cast, reading with the result, refining from a confirmed board, and failing
+clearly on photos it cannot learn from."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import (
+    Calibration,
+    CalibrationFailed,
+    Report,
+    arrangement,
+    calibrate_from_photo,
+    read_calibrated,
+    refine,
+)
+from calibration.checks import view_changed
+from calibration.lighting import SHIFTS, shift_light
+from table import Board, connect_layout, tileset
+from table.simulate import random_board
+from vision.reading import Reading
+from vision.render import Conditions, Scene, render
+from vision.sources import CameraSettings
+
+CLASSIC = tileset("classic")
+CONDITIONS = Conditions(px_per_tile=70.0, tilt=5.0, rotation=3.0, table="dark-wood", jpeg_quality=92)
+SIZE = (768, 1024)
+
+
+def _photo(board: Board, *, variant: str = "classic", seed: int = 0, **change: object) -> np.ndarray:
+    """A rendered photo of ``board`` on the test table, turned warm (2800 K, uncorrected)."""
+    conditions = Conditions(**{**CONDITIONS.__dict__, **change})
+    image = render(Scene(board, variant, conditions, size=SIZE, table_seed=11, seed=seed)).image
+    return shift_light(image, SHIFTS["warm"], seed=seed)
+
+
+@pytest.fixture(scope="module")
+def calibrated() -> tuple[Calibration, Report]:
+    return calibrate_from_photo(_photo(arrangement(CLASSIC)), arrangement(CLASSIC), tileset=CLASSIC)
+
+
+def test_arrangement_holds_every_distinct_tile() -> None:
+    board = arrangement(CLASSIC)
+    assert len(board) == 36
+    assert set(board.values()) == set(CLASSIC.tiles())
+    assert board[(1, 2)].colour == CLASSIC.colours[1] and board[(1, 2)].shape == CLASSIC.shapes[2]
+
+
+def test_calibration_from_one_warm_photo(calibrated: tuple[Calibration, Report]) -> None:
+    cal, report = calibrated
+    assert report.found == 36 and report.known == 36
+    assert report.read_right == 36
+    assert cal.size == (SIZE[1], SIZE[0])
+    b, _, r = report.photo["cast_gains"]
+    assert b > 2.0 and r < 0.6  # the tungsten cast, measured
+    assert cal.balance[0] >= 1.0 >= cal.balance[2]  # kept: none of it, or part of it in its direction
+    assert any("colour cast" in w for w in report.warnings)
+    assert set(report.colour_margins.worst) == set(CLASSIC.colours)
+    assert set(report.shape_margins.worst) == set(CLASSIC.shapes)
+    pitch = cal.geometry.pitch
+    assert pitch is not None and 60 < pitch < 80
+    sheet = report.contact_sheet
+    assert sheet.dtype == np.uint8 and sheet.shape == (7 * 72, 7 * 72, 3)
+    cell = sheet[72 + 6 : 144 - 6, 72 + 6 : 144 - 6]  # red circle as seen: the contact sheet shows tiles
+    assert cell.std() > 20
+    assert report.to_json()["read_right"] == 36
+
+
+def test_calibrated_reading_beats_the_defaults_under_the_same_light(
+    calibrated: tuple[Calibration, Report],
+) -> None:
+    cal, _ = calibrated
+    board = random_board(30, seed=4)
+    photo = _photo(board, seed=2)
+    plain = read_calibrated(photo, None, tileset=CLASSIC)
+    mine = read_calibrated(photo, cal, tileset=CLASSIC)
+
+    def right(reading: Reading) -> int:
+        from live.register import register
+
+        seen = reading.board
+        moved = register(board, seen).board(seen)
+        return sum(moved.get(cell) == tile for cell, tile in board.items())
+
+    assert right(mine) >= len(board) - 1
+    assert right(mine) > right(plain)
+
+
+def test_refine_adds_a_confirmed_board(calibrated: tuple[Calibration, Report]) -> None:
+    cal, _ = calibrated
+    board = random_board(24, seed=8)
+    better = refine(cal, _photo(board, seed=5), board, tileset=CLASSIC)
+    assert better.source["refined"] == 1
+    assert sum(better.samples["colours"].values()) == 36 + len(board)
+    moved = [
+        not np.allclose(better.prototypes.colours[c], cal.prototypes.colours[c]) for c in CLASSIC.colours
+    ]
+    assert any(moved)
+    assert np.array_equal(better.balance, cal.balance)
+    blank = np.full((*SIZE, 3), 60, np.uint8)
+    assert refine(cal, blank, board, tileset=CLASSIC) is cal
+    with pytest.raises(ValueError, match="calibrated for classic, not connect"):
+        refine(cal, blank, board, tileset=tileset("connect"))
+
+
+def test_a_printed_board_start(calibrated: tuple[Calibration, Report]) -> None:
+    layout = connect_layout()
+    tiles = tileset("connect")
+    photo = _photo(layout.start_tiles, variant="connect", px_per_tile=44.0)
+    lock = CameraSettings(15000, 2.0, (1.8, 1.5), 1.2)
+    cal, report = calibrate_from_photo(
+        photo, layout.start_tiles, tileset=tiles, layout=layout, how="layout", camera=lock
+    )
+    assert cal.camera == lock
+    assert report.found == 24 and report.read_right == 24
+    assert cal.source["known"] == "layout"
+    area = cal.geometry.play_area
+    assert area is not None and area.shape == (4, 2)
+    # the same view does not count as moved; a zoomed one does
+    reading = read_calibrated(photo, cal, tileset=tiles, layout=layout)
+    corners = np.array([[0.0, 0], [0, 15], [15, 15], [15, 0]])
+    g = cal.geometry
+    assert (
+        view_changed(reading.geometry, cell_to_image=g.cell_to_image, pitch=g.pitch, corners=corners) is None
+    )
+    zoomed = {**reading.geometry, "pitch": reading.geometry["pitch"] * 1.3}
+    assert "tiles are +30 %" in (view_changed(zoomed, cell_to_image=g.cell_to_image, pitch=g.pitch) or "")
+    moved = np.array(reading.geometry["cell_to_image"]) + np.array([[0, 0, 60], [0, 0, 0], [0, 0, 0]])
+    shifted = {**reading.geometry, "cell_to_image": moved.tolist()}
+    message = view_changed(shifted, cell_to_image=g.cell_to_image, pitch=g.pitch, corners=corners)
+    assert message is not None and "shifted by up to 1.4 cells" in message
+
+
+def test_photos_it_cannot_learn_from() -> None:
+    blank = np.full((*SIZE, 3), 90, np.uint8)
+    with pytest.raises(CalibrationFailed, match="only 0 of the 36 known tiles"):
+        calibrate_from_photo(blank, arrangement(CLASSIC), tileset=CLASSIC)
+    with pytest.raises(CalibrationFailed, match="no known tiles"):
+        calibrate_from_photo(blank, Board(), tileset=CLASSIC)
+    with pytest.raises(ValueError, match=r"BGR uint8 of shape \(H, W, 3\)"):
+        calibrate_from_photo(blank[..., 0], arrangement(CLASSIC), tileset=CLASSIC)
+
+
+def test_dim_glare_and_blur_are_reported() -> None:
+    board = arrangement(CLASSIC)
+    dark = render(
+        Scene(
+            board,
+            "classic",
+            Conditions(**{**CONDITIONS.__dict__, "exposure": 0.25}),
+            size=SIZE,
+            table_seed=11,
+        )
+    ).image
+    _, report = calibrate_from_photo(dark, board, tileset=CLASSIC)
+    assert any(w.startswith("dim:") for w in report.warnings)
+    soft = render(
+        Scene(board, "classic", Conditions(**{**CONDITIONS.__dict__, "blur": 4.0}), size=SIZE, table_seed=11)
+    ).image
+    _, report = calibrate_from_photo(soft, board, tileset=CLASSIC)
+    assert any(w.startswith("blur:") for w in report.warnings)
+    shiny = render(Scene(board, "classic", CONDITIONS, size=SIZE, table_seed=11)).image
+    cv2.circle(shiny, (SIZE[1] // 2, SIZE[0] // 2), 140, (255, 255, 255), -1)  # a lamp's blown-out reflection
+    _, report = calibrate_from_photo(shiny, board, tileset=CLASSIC)
+    assert any(w.startswith("glare:") for w in report.warnings)
+    assert report.photo["clipped"] > 0.05

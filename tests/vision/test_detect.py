@@ -1,0 +1,49 @@
+"""vision/detect.py: symbol candidates are paint ringed by a dark body, as wide one way as the other."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detect import Blobs, find_blobs, strength
+
+
+def _table(*shapes: tuple[str, tuple[int, int], tuple[int, int]]) -> np.ndarray:
+    """A light table with black tile bodies, each carrying one painted red shape."""
+    image = np.full((240, 400, 3), (150, 160, 170), np.uint8)
+    for kind, (row, col), (h, w) in shapes:
+        cv2.rectangle(image, (col - 28, row - 28), (col + 28, row + 28), (28, 26, 28), -1)
+        if kind == "ellipse":
+            cv2.ellipse(image, (col, row), (w, h), 45, 0, 360, (30, 30, 170), -1)
+        else:
+            cv2.rectangle(image, (col - w, row - h), (col + w, row + h), (30, 30, 170), -1)
+    return image
+
+
+def test_a_flat_symbol_is_not_a_candidate() -> None:
+    # a disc and a square on their tiles; a symbol seen edge-on (a cube's side face) is a flat ellipse,
+    # here turned so that its bounding box is square
+    image = _table(
+        ("ellipse", (60, 60), (18, 18)), ("box", (60, 160), (15, 15)), ("ellipse", (60, 260), (5, 20))
+    )
+    blobs = find_blobs(strength(image))
+    cols = sorted(round(c) for c in blobs.centres[:, 1])
+    assert cols == [60, 160]
+
+
+def test_paint_without_a_dark_rim_is_not_a_candidate() -> None:
+    image = np.full((200, 300, 3), (150, 160, 170), np.uint8)
+    cv2.circle(image, (150, 100), 18, (30, 30, 170), -1)  # painted straight on the table
+    assert len(find_blobs(strength(image))) == 0
+
+
+def test_typical_keeps_the_blobs_of_the_common_size() -> None:
+    extents = np.array([30.0, 31, 29, 32, 30, 8, 60])  # a glint and the table through a hole
+    blobs = Blobs(np.zeros((7, 2)), extents, extents**2)
+    assert sorted(blobs.typical().extents.tolist()) == [29.0, 30.0, 30.0, 31.0, 32.0]
+
+
+def test_rejects_a_colour_image() -> None:
+    with pytest.raises(ValueError, match="2-D uint8"):
+        find_blobs(np.zeros((10, 10, 3), np.uint8))

@@ -1,0 +1,85 @@
+"""vision/features.py: the radial profile and the outline descriptor name the symbols, turned or not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from table import Tile, tileset
+from vision.classify import _shape_distance
+from vision.features import CHUNK, RAYS, measure, outline, presence, radial
+from vision.patches import PATCH
+from vision.prototypes import default_prototypes
+from vision.render_tiles import BODY, paint_face
+
+
+def _patch(tile: Tile, variant: str, *, turns: int = 0, seed: int = 0) -> np.ndarray:
+    """One cell's patch: the painted face on the body colour, turned by quarter turns."""
+    face = round(PATCH * 29 / 30.5)
+    painted = paint_face(tile, variant=variant, size=face, rng=np.random.default_rng(seed), imperfection=0.8)
+    patch = np.empty((PATCH, PATCH, 3), np.float32)
+    patch[:] = BODY
+    alpha = painted[..., 3:].astype(np.float32) / 255
+    at = (PATCH - face) // 2
+    window = patch[at : at + face, at : at + face]
+    window[:] = painted[..., :3] * alpha + window * (1 - alpha)
+    return np.rot90(np.clip(patch, 0, 255).astype(np.uint8), turns).copy()
+
+
+@pytest.mark.parametrize("variant", ["classic", "colour-blind", "connect"])
+def test_the_default_outlines_name_every_painted_symbol_at_every_quarter_turn(variant: str) -> None:
+    tiles = tileset(variant)
+    prototypes = default_prototypes(tiles)
+    stack = [
+        _patch(Tile(colour, shape), variant, turns=k, seed=k)
+        for shape in tiles.shapes
+        for colour in tiles.colours[:2]
+        for k in range(4)
+    ]
+    m = measure(np.stack(stack))
+    names, distance = _shape_distance(m, prototypes)
+    named = [names[i] for i in distance.argmin(axis=1)]
+    want = [shape for shape in tiles.shapes for _ in range(8)]
+    assert named == want
+
+
+def _level_of(mask: np.ndarray) -> np.ndarray:
+    return mask.astype(np.float32)[None]
+
+
+def test_radial_profile_of_a_disc_is_flat_and_a_square_peaks_on_its_diagonals() -> None:
+    u = np.arange(PATCH) - (PATCH - 1) / 2
+    disc = _level_of(np.hypot(u[:, None], u[None, :]) < 10)
+    square = _level_of(np.maximum(np.abs(u)[:, None], np.abs(u)[None, :]) < 9)
+    flat = radial(disc, np.zeros((1, 2)))[0]
+    assert flat.shape == (RAYS,) and np.ptp(flat) < 0.12
+    peaks = radial(square, np.zeros((1, 2)))[0]
+    diagonal, axis = peaks[RAYS // 8], peaks[0]
+    assert diagonal / axis == pytest.approx(np.sqrt(2), rel=0.08)
+    a4_disc, a4_square = outline(flat[None])[0, 0], outline(peaks[None])[0, 0]
+    assert abs(a4_disc) < 0.02 and a4_square < -0.08  # a square's corners lie on the diagonals
+
+
+def test_a_hole_in_the_middle_is_not_the_symbols_edge() -> None:
+    u = np.arange(PATCH) - (PATCH - 1) / 2
+    r = np.hypot(u[:, None], u[None, :])
+    ring = _level_of((r < 11) & (r > 4))  # the colour-blind edition's inner mark
+    profile = radial(ring, np.zeros((1, 2)))[0]
+    assert np.ptp(profile) < 0.12  # still the outer circle
+
+
+def test_many_patches_are_measured_in_chunks_alike() -> None:
+    rng = np.random.default_rng(3)
+    level = rng.random((CHUNK + 7, PATCH, PATCH)).astype(np.float32)
+    offset = rng.normal(0, 0.05, (CHUNK + 7, 2))
+    whole = radial(level, offset)
+    assert whole.shape == (CHUNK + 7, RAYS)
+    assert np.allclose(whole[CHUNK:], radial(level[CHUNK:], offset[CHUNK:]))
+
+
+def test_presence_take_keeps_the_chosen_patches() -> None:
+    patches = np.stack([_patch(Tile("red", "circle"), "classic"), np.full((PATCH, PATCH, 3), 30, np.uint8)])
+    p = presence(patches)
+    one = p.take(np.array([True, False]))
+    assert len(one.contrast) == 1 and one.contrast[0] == p.contrast[0]
+    assert np.array_equal(measure(patches[:1], one).radial, measure(patches[:1]).radial)

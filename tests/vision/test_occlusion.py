@@ -1,0 +1,57 @@
+"""vision/occlusion.py: a hand over the table makes the cells it covers `occluded`; a table does not."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from live.register import register
+from table import tileset
+from table.codec import board_from_json
+from vision import read_table
+from vision.reading import Reading
+from vision.render import Rendered, random_scene, render
+
+EASY: dict[str, object] = {
+    "light": "neutral",
+    "tilt": 0.0,
+    "px_per_tile": 50.0,
+    "blur": 0.4,
+    "noise": 1.0,
+    "jpeg_quality": 95,
+}
+
+
+@cache
+def _read(seed: int, *, hand: float, table: str) -> tuple[Rendered, Reading]:
+    scene = random_scene(
+        seed=seed,
+        variant="classic",
+        size=(600, 800),
+        tiles=24,
+        hand=hand,
+        table=table,
+        **EASY,
+    )
+    out = render(scene)
+    return out, read_table(out.image, tileset=tileset("classic"))
+
+
+def _occluded(reading: Reading) -> set[tuple[int, int]]:
+    return {(u.row, u.col) for u in reading.uncertain if u.reason == "occluded"}
+
+
+def test_cells_under_a_hand_are_reported_occluded() -> None:
+    out, reading = _read(1, hand=1.0, table="green-felt")
+    hidden = {(u["row"], u["col"]) for u in out.truth["uncertain"] if u["reason"] == "occluded"}
+    motion = register(board_from_json(out.truth, where="truth"), reading.board)
+    reported = set(motion.cells(_occluded(reading)))
+    assert len(reported & hidden) >= 5
+    assert len(reported - hidden) <= len(reported) // 4  # mostly where the hand really is
+
+
+@pytest.mark.parametrize("table", ["cloth-pattern", "light-wood", "white-laminate"])
+def test_a_table_alone_covers_nothing(table: str) -> None:
+    _, reading = _read(2, hand=0.0, table=table)
+    assert reading.tiles and not _occluded(reading)

@@ -1,0 +1,38 @@
+"""vision/patches.py: patches are cut in the grid's axes, in chunks when there are many."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.patches import cut_patches, inside_fraction
+
+
+def _image() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return rng.integers(0, 255, (120, 160, 3), dtype=np.uint8)
+
+
+def test_a_patch_turned_a_quarter_is_the_image_turned() -> None:
+    image = _image()
+    centre = np.array([[60.0, 80.0]])
+    upright = cut_patches(image, centre, np.array([[[20.0, 0.0], [0.0, 20.0]]]), size=20)[0]
+    turned = cut_patches(image, centre, np.array([[[0.0, 20.0], [-20.0, 0.0]]]), size=20)[0]
+    # a patch whose rows run right and whose columns run up is the upright one turned clockwise
+    assert np.array_equal(np.rot90(upright, -1), turned)
+
+
+def test_many_patches_are_cut_in_several_calls_alike() -> None:
+    image = _image()
+    n, size = 120, 300  # cv2.remap takes at most 32767 rows: 109 patches of 300 per call
+    rng = np.random.default_rng(1)
+    centres = rng.uniform(20, 100, (n, 2))
+    axes = np.repeat(np.array([[[20.0, 3.0], [-3.0, 20.0]]]), n, axis=0)
+    many = cut_patches(image, centres, axes, size=size)
+    assert many.shape == (n, size, size, 3)
+    assert np.array_equal(many[-3:], cut_patches(image, centres[-3:], axes[-3:], size=size))
+
+
+def test_inside_fraction() -> None:
+    axes = np.array([[[10.0, 0.0], [0.0, 10.0]]] * 2)
+    inside = inside_fraction((100, 100), np.array([[50.0, 50.0], [0.0, 50.0]]), axes)
+    assert inside[0] == 1.0 and 0.4 < inside[1] < 0.8
