@@ -123,6 +123,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             layout=layout,
             lens_position=settings.get("lens_position"),
             fps=settings.get("fps", 2.0),
+            locked=calibration.camera if calibration is not None else None,
         )
     except SourceError as err:
         raise CommandError(str(err)) from None

@@ -60,7 +60,8 @@ Queries
 
 Calibration
     ``set_calibration(cal)``: later frames are read with ``cal`` (one ``calibration`` event); the state's
-    ``calibration`` is ``{"learned_from", "when"}`` or None.
+    ``calibration`` is ``{"learned_from", "when"}`` or None. ``calibration`` and ``source`` (read-only):
+    the one in use and the camera.
 
 How a turn is seen: see :mod:`live.settle` (when the table is settled), :mod:`live.register` (the reading
 mapped onto the board) and :mod:`live.turns` (what changed). New tiles are a placement: legal ones are
@@ -148,6 +149,7 @@ class GameService:
         self._frames = 0
         self._frame: Frame | None = None
         self._frame_reading: Reading | None = None
+        self._still_tiles = False
         self._status = self._follow_status()
         latest = self._store.latest()
         if latest is not None:
@@ -459,6 +461,11 @@ class GameService:
 
     # Calibration --------------------------------------------------------------------------------------
     @property
+    def source(self) -> FrameSource | None:
+        """The camera (None: moves come from the phone); its locked settings go into a calibration."""
+        return self._source
+
+    @property
     def calibration(self) -> Any:
         """The calibration frames are read with (None: the tile set's defaults)."""
         return self._calibration
@@ -515,6 +522,7 @@ class GameService:
         at = frame.timestamp
         if self._motion.update(frame.image):
             self._settler.moved(at)
+            self._still_tiles = False  # whether a reading since the table went still found tiles
             with self._lock:
                 self._calm = None
                 self._set_busy(True)
@@ -532,8 +540,9 @@ class GameService:
                 self._camera["error"] = f"reader: {type(err).__name__}: {err}"
                 self._calm = None
             return
-        if not reading.tiles and not reading.uncertain and self._confirmed_tiles():
+        if not reading.tiles and not reading.uncertain and (self._still_tiles or self._confirmed_tiles()):
             return  # nothing found on a table that holds tiles: a failed reading, not an empty table
+        self._still_tiles = bool(reading.tiles)
         is_busy = busy(reading)
         key = reading_key(reading.board, frozenset((u.row, u.col, u.reason) for u in reading.uncertain))
         settled = self._settler.offer(at, key, busy=is_busy)

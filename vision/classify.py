@@ -6,7 +6,8 @@ seen badly). Shapes are compared by outline descriptor (:func:`vision.features.o
 in its prototype's own spread; Herkle's ordinaries, which are not star-shaped, by silhouette. Colours
 adapt to the frame: after a first pass, each colour's prototype moves halfway to the mean of the tiles
 confidently given that colour in this frame (when there are a few), and the tiles are named again; this
-absorbs what the white balance left of the light.
+absorbs what the white balance left of the light. Where the names cannot be told apart (two neutral
+colours; a fess from a pale when the frame's "up" is not known) the tile is left uncertain.
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ import numpy as np
 from vision.features import Measurements, outline
 from vision.prototypes import LIGHTNESS_WEIGHT, Prototypes, colour_features
 
-
 #: How clearly (in shape spreads, summed over the frame's tiles) the tiles must vote for the frame's
 #: "up" parity before a shape whose name depends on it (Herkle's fess and pale) is named.
 PARITY_VOTE = 2.0
+#: Colours whose prototype's chroma (Lab a, b) is below this are neutral: white and black. Two neutral
+#: colours in one tile set (Herkle's) differ only in lightness against the shield's grey field, which the
+#: normalised paint discards: a tile named either is not trusted (uncertain, never read as the other).
+NEUTRAL_CHROMA = 20.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,9 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     best = dist.argmin(axis=1)
     colour_conf = _softmax_best(dist, prototypes.colour_spread)
     colour_fit = dist.min(axis=1) / prototypes.colour_spread
+    neutral = np.hypot(centres[:, 1], centres[:, 2]) < NEUTRAL_CHROMA
+    if neutral.sum() >= 2:  # told apart only by lightness, which the normalised paint does not keep
+        colour_conf = np.where(neutral[best], np.minimum(colour_conf, 0.5), colour_conf)
 
     shape_names, sdist = _shape_distance(m, prototypes)
     shape_best = sdist.argmin(axis=1)
@@ -99,8 +106,9 @@ def _silhouette_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[
 
     The grid's axes are known only modulo a quarter turn, and Herkle's ordinaries are not: a fess is a pale
     turned. Each tile is compared with the templates as they are and turned a half turn (the *even*
-    parity) and turned a quarter or three (the *odd* one); the tiles that tell the two apart (a bend, a
-    chevron) vote for the frame's parity, every tile is then named in it. When the vote is not clear, a
+    parity) and turned a quarter or three (the *odd* one); every tile votes for the parity it fits better
+    (each ordinary is clipped to the shield, which is taller than wide, so even a cross tells), each vote
+    capped at one spread, and every tile is then named in the winning parity. When the vote is not clear, a
     tile whose name depends on the parity (a fess or a pale) is as near the one name as the other: its
     confidence is at most one half, so it is uncertain, never read as the other.
     """

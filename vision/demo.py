@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,8 +31,8 @@ from vision.render_hand import SKINS, Hand
 
 @dataclass(frozen=True)
 class TurnRecord:
-    """One turn of a simulated game: the move (``play``, ``trade``, ``reroll`` or ``pass``), the tiles
-    placed, the board before and after, the score, and every side's score after the turn."""
+    """One turn of a simulated game: the move (``play``, ``trade``, ``reroll``, ``draw`` or ``pass``), the
+    tiles placed, the board before and after, the score, and every side's score after the turn."""
 
     number: int
     player: str
@@ -65,7 +65,9 @@ def play_game(
         turn = sim.step()
         move = turn.move
         placed = move.tiles if isinstance(move, Play) else ()
-        kind = {"Play": "play", "Trade": "trade", "Reroll": "reroll"}.get(type(move).__name__, "pass")
+        kind = {"Play": "play", "Trade": "trade", "Reroll": "reroll", "Draw": "draw"}.get(
+            type(move).__name__, "pass"
+        )
         out.append(
             TurnRecord(
                 turn.number,
@@ -136,7 +138,14 @@ class DemoSource(FrameSource):
     max_turns : int
         Cut each game short after this many turns (the film then ends as if the game had).
     conditions : dict, optional
-        Fixed :class:`vision.render.Conditions` values (``light="warm"``, ``table="green-felt"``, ...).
+        Fixed :class:`vision.render.Conditions` values (``light="warm"``, ``table="green-felt"``, ...);
+        ``px_per_tile`` is an upper bound, lowered where the game's final table would not fit the frame.
+    wait_for : callable, optional
+        ``wait_for(k)`` is asked before a player reaches in for turn ``k + 1``: while it answers False
+        (the scoreboard has not yet confirmed ``k`` turns, say), the settled table stays in view, for at
+        most ``patience`` frames. Polite players: the demo then never races ahead of the service.
+    patience : int
+        The most frames to wait for ``wait_for`` per turn.
 
     ``Frame.meta`` holds ``truth`` (the renderer's truth: tiles, uncertain cells, geometry), ``phase``
     (``settled``, ``reach`` or ``bump``), ``game`` (counts games from 0), ``turn`` (turns completed on
@@ -162,6 +171,8 @@ class DemoSource(FrameSource):
         loop: bool = True,
         max_turns: int = 400,
         conditions: dict[str, Any] | None = None,
+        wait_for: Callable[[int], bool] | None = None,
+        patience: int = 40,
     ) -> None:
         if fps <= 0:
             raise ValueError(f"demo: fps must be positive, got {fps}")
@@ -180,6 +191,7 @@ class DemoSource(FrameSource):
         self.max_turns = max_turns
         self.fixed = dict(conditions or {})
         Conditions(**self.fixed)  # fail early on unknown or bad conditions
+        self.wait_for, self.patience = wait_for, patience
         self._shots: Iterator[_Shot] | None = None
         self._index = 0
         self._started = 0.0
@@ -191,6 +203,10 @@ class DemoSource(FrameSource):
 
     def close(self) -> None:
         self._shots = None
+
+    def game_seed(self, game: int) -> int:
+        """The seed of the ``game``-th game filmed (counting from 0): :func:`play_game` replays it."""
+        return int(np.random.SeedSequence([self.seed & 0xFFFFFFFF, game]).generate_state(1)[0])
 
     def read(self) -> Frame:
         if self._shots is None:
@@ -215,7 +231,7 @@ class DemoSource(FrameSource):
             game += 1
 
     def _film_game(self, game: int) -> Iterator[_Shot]:
-        gseed = int(np.random.SeedSequence([self.seed & 0xFFFFFFFF, game]).generate_state(1)[0])
+        gseed = self.game_seed(game)
         rng = np.random.default_rng([gseed, 9])
         turns = play_game(variant=self.variant, seed=gseed, players=self.players, max_turns=self.max_turns)
         start = turns[0].before if turns else Board()
@@ -225,8 +241,7 @@ class DemoSource(FrameSource):
         fixed.setdefault("light", str(rng.choice(["neutral", "warm", "cool"])))
         base = random_conditions(rng, variant=self.variant, **fixed)
         centre, fit = framing(final, variant=self.variant, size=self.size, rotation=base.rotation)
-        if "px_per_tile" not in self.fixed:
-            base = replace(base, px_per_tile=min(fit, base.px_per_tile))
+        base = replace(base, px_per_tile=min(fit, base.px_per_tile))  # the final table stays in view
         frame = 0
         view = base
 
@@ -263,11 +278,15 @@ class DemoSource(FrameSource):
         for k, t in enumerate(turns):
             for _ in range(self.settle):
                 yield shot(board, "settled", k, last, None)
+            for _ in range(self.patience if self.wait_for is not None else 0):
+                if self.wait_for is not None and self.wait_for(k):
+                    break
+                yield shot(board, "settled", k, last, None)
             if rng.random() < self.bump_chance:  # a knock: one frame shaken blurry, then a moved view
                 view, steady = replace(view, blur=view.blur + 4.0), self._bump(view, rng)
                 yield shot(board, "bump", k, last, None)
                 view = steady
-            if t.kind != "pass":
+            if t.kind not in ("pass", "draw"):
                 for hand, down in self._reach(t, view, centre, rng, k):
                     yield shot(board.with_tiles(t.placed) if down else board, "reach", k, t, hand)
             board, last = t.after, t

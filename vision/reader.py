@@ -45,6 +45,9 @@ MIN_CONFIDENCE = 0.6
 MAX_FIT = 5.0
 #: A patch whose paint stands out less than this from its body holds no tile.
 MIN_CONTRAST = 0.7
+#: How many times the cells next to the tiles found so far are probed for tiles the detector missed (a
+#: row of missed tiles is found one cell further each time; it stops early when nothing new shows).
+PROBE_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -239,7 +242,7 @@ def _occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) ->
         return None
     measured = [measure(patches, p.take(keep))]
     tried = cells.copy()
-    for _ in range(3):
+    for _ in range(PROBE_ROUNDS):
         probe, guess = _neighbours(lattice, cells, centres, tried)
         if len(probe) == 0:
             break

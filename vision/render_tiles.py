@@ -110,7 +110,8 @@ def symbol_polygons(shape: str, *, fat: bool = False) -> list[Polygon]:
         outer, inner = _ring(8, 0.86), _ring(8, 0.6 if fat else 0.45, math.pi / 8)
         return [np.stack([outer, inner], axis=1).reshape(-1, 2)]
     if shape == "clover":  # lobes and centre as measured on real tiles: a4 0.28, a8 -0.07, waist 0.64
-        r, d, c = 0.32 * k, 0.52 * k, 0.34 * k
+        # (the colour-blind edition's keeps its own, wide enough round the inner mark)
+        r, d, c = (0.364, 0.52, 0.374) if fat else (0.32, 0.52, 0.34)
         lobes = [_ring(32, r) + np.array(off) for off in ((-d, 0), (d, 0), (0, -d), (0, d))]
         return [*lobes, np.array([[-c, -c], [-c, c], [c, c], [c, -c]])]
     raise ValueError(f"shape {shape!r}: no classic symbol of that name")

@@ -483,13 +483,19 @@ class FolderSource(FrameSource):
 
 
 def open_source(
-    spec: str, *, lens_position: float | None = None, fps: float | None = 2.0, hold: float = 3.0
+    spec: str,
+    *,
+    lens_position: float | None = None,
+    fps: float | None = 2.0,
+    hold: float = 3.0,
+    locked: CameraSettings | None = None,
 ) -> FrameSource:
     """The frame source a ``--source SPEC`` names, not yet opened (use it in a ``with`` block).
 
     SPEC is ``picamera2`` (or ``picamera2:NUM``), ``opencv:INDEX_OR_URL``, ``dir:PATH`` or ``demo``.
-    ``fps`` (frames delivered per second) goes to the Pi camera and folder replays, ``lens_position``
-    (from calibration) to the Pi camera, ``hold`` (seconds per photo) to folder replays.
+    ``fps`` (frames delivered per second) goes to the Pi camera and folder replays, ``lens_position`` and
+    ``locked`` (a calibration's camera values) to the Pi camera, ``hold`` (seconds per photo) to folder
+    replays.
 
     Raises
     ------
@@ -502,7 +508,7 @@ def open_source(
             raise SourceError(
                 f"--source {spec!r}: picamera2 takes a camera number (picamera2:1), not {argument!r}"
             )
-        return Picamera2Source(int(argument or 0), lens_position=lens_position, fps=fps)
+        return Picamera2Source(int(argument or 0), lens_position=lens_position, fps=fps, locked=locked)
     if kind == "opencv":
         if not argument:
             raise SourceError(

@@ -7,6 +7,7 @@ right, per-class margins, warnings) with an ``id``; ``GET /api/calibrate/sheet.j
 contact sheet; ``POST /api/calibrate/accept`` (PIN, ``{"id": n}``) puts it in use on the game service and
 saves it to ``CALIBRATION_PATH`` when one is configured. Retaking is posting again. Until accepted,
 nothing changes: an attempt lives only in the app (``app.extensions["qwirkle-calibration"]``).
+A calibration keeps the lens and plane of the one in use and the values the camera is locked to.
 """
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ def _known(kind: str, state: dict[str, Any]) -> tuple[Board, Layout | None]:
 @bp.post("/api/calibrate")
 @pin_required
 def calibrate() -> ResponseReturnValue:
-    from calibration import CalibrationFailed, calibrate_from_photo
+    from calibration import Calibration, CalibrationFailed, calibrate_from_photo
+    from calibration.camera import camera_lock
 
     kind = json_body().text("known", max_length=20)
     if kind not in KNOWN:
@@ -100,7 +102,14 @@ def calibrate() -> ResponseReturnValue:
         raise ApiError(409, "a calibration is already running: wait for it")
     try:
         cal, report = calibrate_from_photo(
-            frame, known, tileset=tileset(state["variant"]), layout=layout, photo="camera", how=_how(kind)
+            frame,
+            known,
+            tileset=tileset(state["variant"]),
+            layout=layout,
+            base=svc.calibration if isinstance(svc.calibration, Calibration) else None,  # lens, plane
+            photo="camera",
+            how=_how(kind),
+            camera=camera_lock(svc.source),  # what a Pi camera is locked to, for its next start
         )
     except CalibrationFailed as err:
         raise ApiError(422, f"calibration failed: {err}") from None

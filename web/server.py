@@ -119,6 +119,25 @@ def terminal_qr(url: str) -> str:
     return out.getvalue()
 
 
+#: The demo films games of this many turns, one after another (each new game starts on the scoreboard).
+DEMO_TURNS = 30
+#: The demo's camera and table: a steady overhead view of a dark wooden table under neutral light, the
+#: tiles as large as the game's final table allows (the reader is measured on harder ones: docs/vision.md).
+DEMO_CONDITIONS: dict[str, Any] = {
+    "light": "neutral",
+    "table": "dark-wood",
+    "tilt": 4.0,
+    "rotation": 0.0,
+    "gaps": 0.0,
+    "drift": 0.0,
+    "glare": 0.0,
+    "blur": 0.5,
+    "noise": 1.5,
+    "jpeg_quality": 90,
+    "px_per_tile": 110.0,
+}
+
+
 def default_store() -> Path:
     """Where ``qwirkle serve`` keeps its games: ``$XDG_DATA_HOME/qwirkle`` (``~/.local/share/qwirkle``)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -134,32 +153,45 @@ def open_service(
     reader: Any = None,
     lens_position: float | None = None,
     fps: float | None = 2.0,
+    locked: Any = None,
 ) -> Any:
     """The game service for ``--source SPEC`` (None: no camera, moves come from the phones); ``reader``
-    replaces the service's default frame reader (a calibrated one, say); ``lens_position`` and ``fps``
-    go to the camera (see :func:`vision.sources.open_source`).
+    replaces the service's default frame reader (a calibrated one, say); ``lens_position``, ``fps`` and
+    ``locked`` (a calibration's camera values) go to the camera (see :func:`vision.sources.open_source`).
 
-    The demo plays a rendered game in front of a virtual camera: it gets a fresh store of its own (unless
-    ``store`` names one) and its game is started with the demo's players and edition.
+    The demo plays rendered games in front of a virtual camera: it gets a fresh store of its own (unless
+    ``store`` names one), its game is started with the demo's players and edition, its players press their
+    buttons on the phone (:class:`live.demo.DemoPhone`) and wait for the scoreboard before the next turn.
     """
     from live.service import GameService
     from vision.sources import open_source
 
     demo = spec == "demo"
-    if demo:  # one game, whose final table then stays in view (the service follows one game at a time)
+    if demo:
         from vision.demo import DemoSource
 
-        source: Any = DemoSource(loop=False)
+        source: Any = DemoSource(loop=True, max_turns=DEMO_TURNS, conditions=DEMO_CONDITIONS)
     else:
-        source = open_source(spec, lens_position=lens_position, fps=fps) if spec else None
+        source = open_source(spec, lens_position=lens_position, fps=fps, locked=locked) if spec else None
     if store is None:
         path = Path(tempfile.mkdtemp(prefix="qwirkle-demo-")) / "games.sqlite3" if demo else default_store()
         path.parent.mkdir(parents=True, exist_ok=True)
         store = str(path)
     game_variant = getattr(source, "variant", None) if demo else variant
+    phone = None
+    if demo:  # the demo's players press their phones' buttons (trade, pass) and wait for the scoreboard
+        from live.demo import DemoPhone
+
+        phone = DemoPhone()
     service = GameService(
-        store, source=source, reader=reader, variant=game_variant or "classic", layout=layout
+        store,
+        source=source,
+        reader=reader,
+        variant=game_variant or "classic",
+        layout=layout,
+        phone=phone,
     )
     if demo:
         service.new_game(list(getattr(source, "players", ("Ann", "Bob"))), variant=game_variant)
+        source.wait_for = lambda turns: len(service.state()["turns"]) >= turns
     return service

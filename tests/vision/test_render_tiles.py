@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from table import Tile, tileset
-from vision.render_tiles import BODY, INNER_MARKS, PAINT, paint_face, paint_side
+from vision.features import outline, radial
+from vision.render_tiles import BODY, INNER_MARKS, PAINT, fill_mask, paint_face, paint_side, symbol_polygons
 
 SIZE = 96
 
@@ -87,3 +88,19 @@ def test_side_faces_are_dark_and_imperfections_vary_with_the_seed() -> None:
     assert not np.array_equal(a, b)
     with pytest.raises(ValueError, match="face size"):
         paint_face(Tile("red", "circle"), variant="classic", size=4, rng=np.random.default_rng(1))
+
+
+@pytest.mark.parametrize(
+    ("shape", "harmonics", "waist"),
+    [("clover", (0.28, -0.067), 0.64), ("criss-cross", (-0.40, 0.13), 0.675)],
+)
+def test_clover_and_criss_cross_outlines_match_the_real_tiles(
+    shape: str, harmonics: tuple[float, float], waist: float
+) -> None:
+    # what the reader measures on the real Connect photos: fourfold and eightfold harmonics of the
+    # radial profile, and the narrowest radius over the mean one
+    mask = fill_mask(symbol_polygons(shape), 128)
+    profile = radial(mask[None], np.zeros((1, 2)))
+    a4, a8 = outline(profile)[0, :2]
+    assert abs(a4 - harmonics[0]) < 0.03 and abs(a8 - harmonics[1]) < 0.03, (a4, a8)
+    assert abs(float(profile.min()) - waist) < 0.03

@@ -8,7 +8,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from vision.sources import CameraSettings, Picamera2Source
+from vision.sources import CameraSettings, Picamera2Source, open_source
 
 LOCKED = CameraSettings(exposure_us=12000, analogue_gain=2.5, colour_gains=(1.9, 1.4), lens_position=2.2)
 
@@ -56,3 +56,12 @@ def test_a_fixed_focus_camera_takes_the_exposure_but_no_lens(picamera2: ModuleTy
     assert not any("AfMode" in c or "LensPosition" in c for c in log)
     assert source.settings is not None and source.settings.lens_position is None
     assert log[-1]["ExposureTime"] == 12000 and log[-1]["AeEnable"] is False
+
+
+def test_open_source_hands_the_locked_values_to_the_pi_camera(picamera2: ModuleType) -> None:
+    picamera2.rig.attach("imx708", _scene())
+    source = open_source("picamera2", locked=LOCKED, fps=None)
+    assert isinstance(source, Picamera2Source) and source.locked == LOCKED
+    with source:
+        source.read()
+    assert source.settings == LOCKED

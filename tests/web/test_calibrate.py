@@ -15,9 +15,10 @@ from flask.testing import FlaskClient
 
 from calibration import arrangement, load
 from live.service import GameService
-from table import tileset
-from vision.frames import Frame
+from table import connect_layout, tileset
+from vision.frames import Frame, FrameSource
 from vision.render import Conditions, Scene, render
+from vision.sources import CameraSettings
 from web import create_app
 
 from .conftest import PIN, csrf, unlock
@@ -169,3 +170,53 @@ def test_a_calibration_for_another_edition_is_not_accepted(seen: GameService, tm
         refused.status_code == 409 and "made for classic, the game is connect" in refused.get_json()["error"]
     )
     assert seen.version == before and seen.calibration is None and not path.exists()
+
+
+def test_a_printed_boards_start_position(tmp_path: Path) -> None:
+    layout = connect_layout()
+    conditions = Conditions(px_per_tile=44.0, tilt=5.0, rotation=3.0, table="dark-wood", jpeg_quality=92)
+    image = render(Scene(layout.start_tiles, "connect", conditions, size=(768, 1024), table_seed=11)).image
+    svc = GameService(str(tmp_path / "games.sqlite3"))
+    try:
+        svc.new_game(["Ann", "Bob"], variant="connect")
+        svc.feed(Frame(image, 0, 0.0))
+        client, headers = _client(svc)
+        response = client.post("/api/calibrate", json={"known": "start"}, headers=headers)
+        assert response.status_code == 200, response.get_json()
+        out = response.get_json()
+        assert out["variant"] == "connect" and out["report"]["found"] == len(layout.start_tiles) == 24
+        assert out["report"]["read_right"] == 24
+        accepted = client.post("/api/calibrate/accept", json={"id": out["id"]}, headers=headers)
+        assert accepted.status_code == 200
+        assert svc.state()["calibration"]["learned_from"] == "layout"
+        assert svc.calibration is not None and svc.calibration.geometry.play_area is not None
+    finally:
+        svc.close()
+
+
+class LockedCamera(FrameSource):
+    """A camera that, like the Pi camera once open, reports the values it locked (the test feeds frames)."""
+
+    name = "locked"
+    settings = CameraSettings(15000, 2.0, (1.8, 1.5), lens_position=1.2)
+
+    def open(self) -> None: ...
+
+    def read(self) -> Frame:
+        raise AssertionError("the test feeds frames itself")
+
+    def close(self) -> None: ...
+
+
+def test_the_cameras_locked_values_are_kept_with_the_calibration(tmp_path: Path, photo: np.ndarray) -> None:
+    svc = GameService(str(tmp_path / "games.sqlite3"), source=LockedCamera())
+    try:
+        svc.new_game(["Ann", "Bob"], variant="classic")
+        svc.feed(Frame(photo, 0, 0.0))
+        client, headers = _client(svc, CALIBRATION_PATH=str(tmp_path / "cal.json"))
+        out = client.post("/api/calibrate", json={"known": "arrangement"}, headers=headers).get_json()
+        accepted = client.post("/api/calibrate/accept", json={"id": out["id"]}, headers=headers)
+        assert accepted.status_code == 200
+        assert load(tmp_path / "cal.json").camera == LockedCamera.settings
+    finally:
+        svc.close()
