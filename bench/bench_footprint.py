@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -21,6 +20,8 @@ import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from bench.process import free_port, rss_mb
 
 ROOT = Path(__file__).resolve().parents[1]
 WARMUP_S = 15.0
@@ -56,20 +57,6 @@ def _replay_frames(folder: Path, count: int) -> None:
             cv2.imwrite(str(folder / f"{i:04d}.png"), demo.read().image)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
-
-
 def _cpu_s(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -84,7 +71,7 @@ def _state(port: int) -> dict[str, Any]:
 def measure(*, replay: bool, warmup: float = WARMUP_S, window: float = WINDOW_S) -> dict[str, float]:
     """Run the service on the demo (rendering each frame) or on a replay of the demo's frames (the
     Pi-like case: a frame costs nothing to get) and sample it; see the module docstring."""
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         frames_dir = ""
         if replay:
@@ -112,7 +99,7 @@ def measure(*, replay: bool, warmup: float = WARMUP_S, window: float = WINDOW_S)
             cpu0, t0 = _cpu_s(child.pid), time.monotonic()
             rss = []
             while time.monotonic() - t0 < window:
-                rss.append(_rss_mb(child.pid))
+                rss.append(rss_mb(child.pid))
                 if len(rss) % 2 == 0:
                     _state(port)  # the phone
                 time.sleep(1.0)

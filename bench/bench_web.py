@@ -30,23 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.process import HOST, free_port, rss_mb
+
 ROOT = Path(__file__).resolve().parents[1]
 PIN = "7531"
-HOST = "127.0.0.1"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
 
 
 @dataclass
@@ -150,7 +137,7 @@ class Table:
 
 def load(*, seconds: float, sse: int, pollers: int, every: float, source: str = "demo") -> dict[str, Any]:
     """Run the load once; return the measured numbers."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     command = [sys.executable, "-m", "qwirkle", "serve", "--source", source]
     server = subprocess.Popen(
@@ -200,10 +187,10 @@ def load(*, seconds: float, sse: int, pollers: int, every: float, source: str = 
                 undo = False
             changes.append((sent, version))
             undo = not undo
-            rss.append(_rss_mb(server.pid))
+            rss.append(rss_mb(server.pid))
         time.sleep(2.0)  # grace for the last change to arrive
         stop.set()
-        rss.append(_rss_mb(server.pid))
+        rss.append(rss_mb(server.pid))
     finally:
         stop.set()
         server.terminate()

@@ -368,7 +368,7 @@ def _verdicts(
     read = reading.board
     to_known = None
     if layout is None and read:
-        from live.register import register
+        from table.register import register
 
         motion = register(known, read)
         read = motion.board(read)

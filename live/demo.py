@@ -15,9 +15,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from live.register import register
 from table import Board, QwirkleError
 from table.codec import board_from_json
+from table.register import register
 from vision.frames import Frame
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """``qwirkle follow``: the turns of one game from a sequence of settled photos.
 
 Each photo is read, registered onto the board so far and compared with it exactly as the game service
-does with a settled camera frame (:mod:`live.register`, :mod:`live.turns`); the new tiles are checked and
+does with a settled camera frame (:mod:`table.register`, :mod:`live.turns`); the new tiles are checked and
 scored by the rules core. There is nobody to ask here, so the photos' story is told as it is: an illegal
 placement is reported with its violations and stays on the board (the next photo starts from it), and
 what would need attention in a live game (a confirmed tile gone, read as another, or unreadable) is
@@ -20,10 +20,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from live.register import IDENTITY
 from live.turns import UNUSABLE_REASONS, observe
 from table import Board, Cell, Layout, Tile, TileSet, score, violations
 from table.codec import board_to_json, violation_to_json
+from table.register import IDENTITY
 from vision.reading import Reading
 
 Reader = Callable[[np.ndarray], Reading]

@@ -63,7 +63,7 @@ Calibration
     ``calibration`` is ``{"learned_from", "when"}`` or None. ``calibration`` and ``source`` (read-only):
     the one in use and the camera.
 
-How a turn is seen: see :mod:`live.settle` (when the table is settled), :mod:`live.register` (the reading
+How a turn is seen: see :mod:`live.settle` (when the table is settled), :mod:`table.register` (the reading
 mapped onto the board) and :mod:`live.turns` (what changed). New tiles are a placement: legal ones are
 scored for the player to move; illegal ones become a *dispute* with the rules' reasons, never scored.
 Nothing new after a declared trade or re-roll makes it that player's turn. A confirmed tile gone or read

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from live.register import IDENTITY, Registration
 from live.turns import Fix
 from table import Board, Cell, Game
 from table.codec import tile_from_json
 from table.errors import BoardFormatError
+from table.register import IDENTITY, Registration
 
 FORMAT = "qwirkle-live/1"
 

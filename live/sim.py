@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
-from live.register import IDENTITY, Registration
-from table import Board, Cell, Game, GameError, PlacedTile, Tile, best_play, tileset, violations
-from table.moves import Move, Pass, Play, Trade
+from table import Board, Cell, GameError, PlacedTile, Tile, tileset, violations
+from table.moves import Move, Play, Trade
+from table.register import IDENTITY, Registration
+from table.simulate import Simulation
 from vision.frames import Frame, FrameSource
 from vision.reading import Reading, ReadTile, Uncertain
 
@@ -50,35 +51,13 @@ def scripted_moves(
     trade_rate: float = 0.08,
     limit: int | None = None,
 ) -> list[Move]:
-    """A whole legal game (plays, trades, passes) as the service should record it; at most ``limit`` moves."""
-    rng = random.Random(seed)
-    tiles = tileset(variant)
-    game = Game(NAMES[:players], variant=variant)
-    bag = [t for t in tiles.tiles() for _ in range(tiles.copies or 3)]
-    bag = bag[: tiles.total - len(game.board)]
-    rng.shuffle(bag)
-    hands = [[bag.pop() for _ in range(tiles.hand_size)] for _ in range(players)]
-    moves: list[Move] = []
-    while not game.over and (limit is None or len(moves) < limit):
-        hand = hands[game.to_move]
-        play = best_play(game.board, hand, tileset=tiles, layout=game.layout)
-        if bag and (play is None or rng.random() < trade_rate):
-            count = rng.randint(1, min(len(hand), len(bag)))
-            back = [hand.pop(rng.randrange(len(hand))) for _ in range(count)]
-            hand += [bag.pop() for _ in range(count)]
-            bag += back
-            rng.shuffle(bag)
-            move: Move = Trade(count)
-        elif play is not None:
-            for p in play.placement:
-                hand.remove(p.tile)
-            hand += [bag.pop() for _ in range(min(len(play.placement), len(bag)))]
-            move = Play(play.placement)
-        else:
-            move = Pass()
-        game.push(move)
-        moves.append(move)
-    return moves
+    """A whole legal game (plays, trades, passes) as the service should record it, at most ``limit``
+    moves: real hands from a shuffled bag (:class:`table.simulate.Simulation`), the best play, now and
+    then a trade."""
+    sim = Simulation(seed, variant=variant, players=NAMES[:players], trade_rate=trade_rate)
+    while not sim.game.over and (limit is None or len(sim.game.history) < limit):
+        sim.step()
+    return list(sim.game.moves)
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from live.register import IDENTITY, Registration, register
 from table import Board, Cell, PlacedTile, Tile
 from table.codec import board_to_json, tile_to_json
 from table.lines import cell_text
+from table.register import IDENTITY, Registration, register
 from vision.reading import Reading
 
 # Reasons the reader gives for cells that mean "something is moving over the table", not "unreadable".

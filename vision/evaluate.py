@@ -99,7 +99,7 @@ class Tally:
 
 def score_frame(reading: Reading, truth: dict[str, Any], *, layout: Layout | None, where: str) -> Tally:
     """Compare one reading with one truth JSON (see the module docstring for what counts)."""
-    from live.register import register
+    from table.register import register
 
     want = board_from_json(truth, where=where)
     doubtful = {(u["row"], u["col"]) for u in truth.get("uncertain", [])}

@@ -301,7 +301,7 @@ def _concat(parts: list[Measurements]) -> Measurements:
 def _register(located: Located, named: Named, known: Board) -> Transform | None:
     """Quarter turns and shift taking the reader's cells onto ``known``'s, and how many known tiles that
     finds again (None when fewer than three, or no more than the conflicts)."""
-    from live.register import register
+    from table.register import register
 
     if not known:
         return None

@@ -79,7 +79,7 @@ def test_calibrated_reading_beats_the_defaults_under_the_same_light(
     mine = read_calibrated(photo, cal, tileset=CLASSIC)
 
     def right(reading: Reading) -> int:
-        from live.register import register
+        from table.register import register
 
         seen = reading.board
         moved = register(board, seen).board(seen)

@@ -6,9 +6,9 @@ from functools import cache
 
 import pytest
 
-from live.register import register
 from table import tileset
 from table.codec import board_from_json
+from table.register import register
 from vision import read_table
 from vision.reading import Reading
 from vision.render import Rendered, random_scene, render

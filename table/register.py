@@ -7,6 +7,7 @@ Each pair of equal tiles votes for the motion that would superpose them, so the 
 O(tiles²/36) per turn and needs no guess of the origin.
 
 With a printed board (a layout) the reader reports board cells itself, so the motion is the identity.
+Pure (standard library only): the reader, the game service and calibration all use it.
 """
 
 from __future__ import annotations

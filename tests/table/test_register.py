@@ -2,8 +2,8 @@
 
 import pytest
 
-from live.register import Registration, register
 from table import Board
+from table.register import Registration, register
 
 BOARD = Board.from_text("Ro Rx Rd Rs / Bo 3 Bs / Go")
 
