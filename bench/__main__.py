@@ -30,13 +30,22 @@ def main(argv: list[str]) -> int:
             rows.append(row)
             print(_format(row), flush=True)
         print(f"# {path.stem}: {time.perf_counter() - started:.1f} s", flush=True)
+    out = HERE / "results.json"
+    if only and out.exists():  # a partial run keeps the other suites' rows from the last run
+        ran = {row["suite"] for row in rows}
+        kept = [
+            row
+            for row in json.loads(out.read_text(encoding="utf-8")).get("rows", [])
+            if row["suite"] not in ran
+        ]
+        rows = kept + rows
     results = {
         "machine": {"python": platform.python_version(), "processor": platform.machine(), "cpus": _cpus()},
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "rows": rows,
     }
-    (HERE / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {HERE / 'results.json'}")
+    out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
     return 0
 
 
