@@ -40,6 +40,7 @@ from calibration.contact import RIGHT, UNREAD, WRONG, contact_sheet
 from calibration.file import Calibration
 from calibration.geometry import geometry_from_reading, undistort
 from table import Board, Layout, PlacedTile, Tile, TileSet
+from table.register import register
 from vision.features import Measurements
 from vision.prototypes import Prototypes, learn_prototypes
 from vision.reader import locate, measure_tiles, read_table
@@ -368,8 +369,6 @@ def _verdicts(
     read = reading.board
     to_known = None
     if layout is None and read:
-        from table.register import register
-
         motion = register(known, read)
         read = motion.board(read)
         to_known = _inverse_motion(motion.turns, motion.shift)

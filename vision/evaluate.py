@@ -28,6 +28,7 @@ import numpy as np
 
 from table import Board, Layout, TileSet, tileset
 from table.codec import board_from_json, layout_from_json
+from table.register import register
 from vision.prototypes import Prototypes, learn_prototypes
 from vision.reader import measure_tiles, read_table
 from vision.reading import Reading
@@ -99,7 +100,6 @@ class Tally:
 
 def score_frame(reading: Reading, truth: dict[str, Any], *, layout: Layout | None, where: str) -> Tally:
     """Compare one reading with one truth JSON (see the module docstring for what counts)."""
-    from table.register import register
 
     want = board_from_json(truth, where=where)
     doubtful = {(u["row"], u["col"]) for u in truth.get("uncertain", [])}

@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from table import Board, Layout, PlacedTile, Tile, TileSet
+from table.register import register
 from vision.classify import Named, classify
 from vision.detect import Blobs, find_blobs, strength
 from vision.features import MAX_REACH, Measurements, measure, presence
@@ -301,8 +302,6 @@ def _concat(parts: list[Measurements]) -> Measurements:
 def _register(located: Located, named: Named, known: Board) -> Transform | None:
     """Quarter turns and shift taking the reader's cells onto ``known``'s, and how many known tiles that
     finds again (None when fewer than three, or no more than the conflicts)."""
-    from table.register import register
-
     if not known:
         return None
     confident = named.confidence >= MIN_CONFIDENCE
