@@ -7,10 +7,11 @@
    finds every known tile is kept, and every later frame gets the same gains before it is read;
 2. find the known tiles (:func:`vision.measure_tiles`; for a user's arrangement that the default colours
    cannot name, by position alone) and learn colour and shape prototypes from them
-   (:func:`vision.learn_prototypes`);
-3. read the same photo again with what was learned, and check: which known tiles it reads right, how well
-   separated each colour and shape is, the light, glare and sharpness (:mod:`calibration.checks`); draw the
-   contact sheet (:mod:`calibration.contact`);
+   (:func:`vision.learn_prototypes`), keeping learned symbol outlines only where they hold on tiles they
+   were not learned from (:func:`_outlines_that_hold`);
+3. read the same photo again with what was learned, and check: which known tiles it reads right (fewer
+   than half: refused), how well separated each colour and shape is, the light, glare and sharpness
+   (:mod:`calibration.checks`); draw the contact sheet (:mod:`calibration.contact`);
 4. keep the view's geometry (tile size, grid, play area) to notice later that the camera moved.
 
 :func:`refine` adds the tiles of a confirmed board (every confirmed turn of the running game can) to the
@@ -42,7 +43,7 @@ from calibration.geometry import geometry_from_reading, undistort
 from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
 from vision.features import Measurements
-from vision.prototypes import Prototypes, learn_prototypes
+from vision.prototypes import Prototypes, default_prototypes, learn_prototypes
 from vision.reader import locate, measure_tiles, read_table
 from vision.reading import Reading
 from vision.sources import CameraSettings
@@ -175,7 +176,9 @@ def calibrate_from_photo(
     Raises
     ------
     CalibrationFailed
-        Fewer than :data:`MIN_TILES` of the known tiles could be found (the message says how many).
+        Fewer than :data:`MIN_TILES` of the known tiles could be found, or what was learned reads fewer
+        than half of them right on the photo itself (a misplaced or misread layout: learning from it
+        would make reading worse); the message says how many.
     """
     started = time.perf_counter()
     _check_image(image)
@@ -189,7 +192,8 @@ def calibrate_from_photo(
             f"only {len(tiles)} of the {len(known)} known tiles were found in the photo (need {MIN_TILES}); "
             "is the whole layout in view, in focus and lit?"
         )
-    prototypes = learn_prototypes([(measured, tiles)], tileset=tileset)
+    learned = learn_prototypes([(measured, tiles)], tileset=tileset)
+    prototypes = _outlines_that_hold(learned, measured, tiles, tileset)
     reading = read_table(seen, tileset=tileset, layout=layout, calibration=prototypes)
     verdicts, to_known = _verdicts(reading, known, layout)
     geometry = geometry_from_reading(reading.geometry, to_known=to_known, layout=layout)
@@ -201,6 +205,11 @@ def calibrate_from_photo(
     warnings += margin_warnings("colour", cm, seen=[t.colour for t in tiles], every=tileset.colours)
     warnings += margin_warnings("shape", sm, seen=[t.shape for t in tiles], every=tileset.shapes)
     right = sum(v == RIGHT for v in verdicts.values())
+    if right < len(known) / 2:
+        raise CalibrationFailed(
+            f"with what it learned, the reader reads only {right} of the {len(known)} known tiles right on "
+            "the photo itself; are the tiles laid out as stated, all in view and lit?"
+        )
     if right < len(known):
         warnings.append(f"read back, {right} of the {len(known)} known tiles are read right")
     sheet = contact_sheet(
@@ -261,7 +270,7 @@ def refine(calibration: Calibration, image: np.ndarray, board: Board, *, tileset
     for f in fields(Prototypes):
         was, learned = getattr(old, f.name), getattr(new, f.name)
         if isinstance(was, dict):
-            kind = "colours" if f.name == "colours" else "shapes"
+            kind = "colours" if set(was) & set(tileset.colours) else "shapes"  # what the table is keyed by
             changes[f.name] = {
                 k: _blend(v, learned.get(k, v), before[kind].get(k, 0), now[kind].get(k, 0))
                 for k, v in was.items()
@@ -278,6 +287,31 @@ def refine(calibration: Calibration, image: np.ndarray, board: Board, *, tileset
 
 
 # --- helpers ---------------------------------------------------------------------------------------------
+
+
+def _outlines_that_hold(
+    learned: Prototypes, measured: Measurements, tiles: list[Tile], tileset: TileSet
+) -> Prototypes:
+    """``learned``, or with the edition's default outlines back when those name the photo's own tiles
+    better.
+
+    A photo shows a few tiles of each shape (six in an arrangement, four on a printed board's start), and
+    outlines learned from so few can fit them and not the next photo's. So each tile is judged against
+    the outlines learned from the others (leave one out), and the learned outlines are kept only when
+    their mean margin (nearest other shape minus its own, in spreads) is at least the defaults'.
+    Silhouettes (Herkle's) are kept as learned."""
+    if not learned.outlines:
+        return learned
+    default = default_prototypes(tileset)
+    held_out, defaults = [], []
+    for i, tile in enumerate(tiles):
+        one, others = measured.take(np.array([i])), np.arange(len(tiles)) != i
+        without = learn_prototypes([(measured.take(others), tiles[:i] + tiles[i + 1 :])], tileset=tileset)
+        held_out.append(shape_margins(one, [tile], without).worst[tile.shape])
+        defaults.append(shape_margins(one, [tile], default).worst[tile.shape])
+    if np.mean(held_out) >= np.mean(defaults):
+        return learned
+    return replace(learned, outlines=default.outlines, outline_spreads=default.outline_spreads)
 
 
 def _blend(old: np.ndarray, new: np.ndarray, n_old: int, n_new: int) -> np.ndarray:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from calibration.lighting import linear_to_srgb, srgb_to_linear
+from calibration.lighting import linear_to_srgb
 from device.quality import colour_cast
+from vision.prototypes import srgb_to_linear
 
 #: Longer side of the copy the balance is estimated on.
 WORK_SIDE = 512

@@ -16,7 +16,7 @@ import numpy as np
 from device.doctor import MAX_CLIPPED, MAX_EDGE_WIDTH, MIN_BRIGHT
 from device.quality import edge_width, light_level
 from table import Tile
-from vision.classify import _colour_distance, _shape_distance
+from vision.classify import colour_distance, shape_distance
 from vision.features import Measurements
 from vision.prototypes import Prototypes, colour_features, white_balance
 
@@ -76,7 +76,7 @@ def colour_margins(m: Measurements, tiles: Sequence[Tile], prototypes: Prototype
         return Margins({}, {})
     centres = np.array([prototypes.colours[k] for k in names])
     feats = colour_features(m, white_balance(m.body))
-    distance = _colour_distance(feats, centres) / prototypes.colour_spread
+    distance = colour_distance(feats, centres) / prototypes.colour_spread
     return _margins(distance, names, [t.colour for t in tiles])
 
 
@@ -84,7 +84,7 @@ def shape_margins(m: Measurements, tiles: Sequence[Tile], prototypes: Prototypes
     """Separation of the shape prototypes on the calibration tiles, as the classifier measures it."""
     if not len(m):
         return Margins({}, {})
-    names, distance = _shape_distance(m, prototypes)
+    names, distance = shape_distance(m, prototypes)
     return _margins(distance, names, [t.shape for t in tiles])
 
 

@@ -30,6 +30,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.prototypes import srgb_to_linear
+
 #: linear sRGB from CIE XYZ (IEC 61966-2-1).
 XYZ_TO_SRGB = np.array(
     [[3.2406, -1.5372, -0.4986], [-0.9689, 1.8758, 0.0415], [0.0557, -0.2040, 1.0570]], np.float64
@@ -100,12 +102,6 @@ def illuminant_gains(kelvin: float, *, reference: float = 6500.0) -> np.ndarray:
 
     ratio = linear_rgb(kelvin) / linear_rgb(reference)
     return np.asarray(ratio[::-1])  # RGB -> BGR
-
-
-def srgb_to_linear(v: np.ndarray) -> np.ndarray:
-    """Linear light of sRGB-encoded values in 0..1 (IEC 61966-2-1)."""
-    v = np.asarray(v, np.float64)
-    return np.asarray(np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4))
 
 
 def linear_to_srgb(x: np.ndarray) -> np.ndarray:

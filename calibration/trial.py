@@ -26,7 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.appearance import arrangement, calibrate_from_photo, read_calibrated
+from calibration.appearance import CalibrationFailed, arrangement, calibrate_from_photo, read_calibrated
 from calibration.file import Calibration
 from calibration.lighting import SHIFTS, Shift, shift_dataset, shift_light
 from table import Layout, tileset
@@ -49,8 +49,10 @@ def _layout(folder: Path) -> Layout | None:
 
 def calibrate_game(
     folder: Path, game: str, shift: Shift | None, *, seed: int = 0
-) -> tuple[Calibration, dict[str, Any]]:
-    """The calibration of one game of a (possibly shifted) dataset, and its report (JSON)."""
+) -> tuple[Calibration | None, dict[str, Any]]:
+    """The calibration of one game of a (possibly shifted) dataset, and its report (JSON); when calibration
+    fails (:class:`CalibrationFailed`), None and ``{"failed": reason}``: the game is read uncalibrated, as a
+    user whose calibration was refused would."""
     layout = _layout(folder)
     first = f"{game}_00"
     truth = _json(folder / "truth" / f"{first}.json")
@@ -65,7 +67,10 @@ def calibrate_game(
             image = shift_light(image, shift, seed=seed)
     if image is None:
         raise ValueError(f"{folder}/frames/{first}.jpg: not a readable image")
-    found, report = calibrate_from_photo(image, known, tileset=tiles, layout=layout, photo=first)
+    try:
+        found, report = calibrate_from_photo(image, known, tileset=tiles, layout=layout, photo=first)
+    except CalibrationFailed as err:
+        return None, {"failed": str(err)}
     return found, report.to_json()
 
 
@@ -76,7 +81,9 @@ def _arrangement_photo(truth: dict[str, Any], variant: str) -> np.ndarray:
     c: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in truth["conditions"].items()}
     c["shift"] = (0.0, 0.0)  # the arrangement sits where the camera aims,
     c["gaps"] = 0.0  # laid out tightly,
-    c["rotation"] = float(c["rotation"]) - 90.0 * round(float(c["rotation"]) / 90.0)  # facing the camera
+    # square to the picture, as a user lays it out, within 5 degrees (the game's own angle, scaled down:
+    # a block at 45 degrees has no "top row")
+    c["rotation"] = (float(c["rotation"]) - 90.0 * round(float(c["rotation"]) / 90.0)) / 9.0
     c["px_per_tile"] = min(float(c["px_per_tile"]), truth["height"] / 9.0)  # all of it in view
     scene = Scene(
         arrangement(tileset(variant)),
@@ -136,6 +143,16 @@ def trial(dataset: Path, shift_name: str | None, *, scratch: Path, seed: int = 1
     }
 
 
+def _errors(summary: dict[str, Any]) -> str:
+    """What went wrong, naming (of the tiles the reader found) apart from finding."""
+    found = summary["tiles"] - summary["missed"]
+    misnamed = summary["wrong"] + summary["extra"] + summary["uncertain"]
+    return (
+        f"misnamed {misnamed} of {found} found: wrong {summary['wrong']}, extra {summary['extra']}, "
+        f"uncertain {summary['uncertain']}; missed {summary['missed']}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m calibration.trial", description="reader accuracy, uncalibrated and calibrated"
@@ -157,11 +174,14 @@ def main(argv: list[str] | None = None) -> int:
                 u, c = result["uncalibrated"], result["calibrated"]
                 print(
                     f"{dataset.name:>24} {name:>5}: uncalibrated {100 * u['tile_accuracy']:6.2f} % "
-                    f"(wrong {u['wrong'] + u['extra']}), calibrated {100 * c['tile_accuracy']:6.2f} % "
-                    f"(wrong {c['wrong'] + c['extra']}, exact {c['frames_exact']}/{c['frames']}), "
+                    f"({_errors(u)}), calibrated {100 * c['tile_accuracy']:6.2f} % "
+                    f"({_errors(c)}, exact {c['frames_exact']}/{c['frames']}), "
                     f"calibration {result['calibration_ms']} ms",
                     flush=True,
                 )
+                for game, report in result["reports"].items():
+                    if "failed" in report:
+                        print(f"{'':>24} game {game}: calibration refused ({report['failed']})", flush=True)
     return 0
 
 

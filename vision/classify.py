@@ -3,28 +3,67 @@
 Both are nearest-prototype decisions with a soft-max confidence: a tile halfway between two prototypes
 gets 0.5, one far from every prototype gets a low *fit* as well (something that is not a tile, or a tile
 seen badly). Shapes are compared by outline descriptor (:func:`vision.features.outline`), each feature
-in its prototype's own spread; Herkle's ordinaries, which are not star-shaped, by silhouette. Colours
-adapt to the frame: after a first pass, each colour's prototype moves halfway to the mean of the tiles
-confidently given that colour in this frame (when there are a few), and the tiles are named again; this
-absorbs what the white balance left of the light. Where the names cannot be told apart (two neutral
-colours; a fess from a pale when the frame's "up" is not known) the tile is left uncertain.
+in its prototype's own spread, and by how far the outline is from a fourfold symmetry (a leaning cube's
+side face, a symbol smeared by other paint: a poor fit, never another shape). Colours adapt to the
+frame: after a first pass, each colour's prototype moves halfway to the mean of the tiles confidently
+given that colour in this frame (when there are a few), and the tiles are named again; this absorbs
+what the white balance left of the light. The colour-blind edition's inner mark is a second colour cue,
+its distance joined to the paint's. Herkle's ordinaries, which are not star-shaped, are named on their
+shields (:mod:`vision.shields`): the shape by silhouette, the colour against the shield's grey field.
+Where the names cannot be told apart (a fess from a pale when the frame's "up" is not known; an
+ordinary about as grey as its field) the tile is left uncertain.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from vision.features import Measurements, outline
-from vision.prototypes import LIGHTNESS_WEIGHT, Prototypes, colour_features
+from table import tileset
+from vision.features import Measurements, asymmetry, outline
+from vision.prototypes import (
+    LIGHTNESS_WEIGHT,
+    Prototypes,
+    colour_features,
+    mark_descriptor,
+    painted_prototypes,
+)
+from vision.shields import (
+    field_colour,
+    outline_misfit,
+    shield_lightness,
+    shield_outline,
+    shield_templates,
+    view_shields,
+)
 
 #: How clearly (in shape spreads, summed over the frame's tiles) the tiles must vote for the frame's
 #: "up" parity before a shape whose name depends on it (Herkle's fess and pale) is named.
 PARITY_VOTE = 2.0
-#: Colours whose prototype's chroma (Lab a, b) is below this are neutral: white and black. Two neutral
-#: colours in one tile set (Herkle's) differ only in lightness against the shield's grey field, which the
-#: normalised paint discards: a tile named either is not trusted (uncertain, never read as the other).
+#: The spread of an outline's departure from a fourfold symmetry (:func:`vision.features.asymmetry`):
+#: whole symbols stay within about one (0.03 on the real Connect photos, 0.08 on rendered tilted
+#: cubes); a squashed side face or a symbol with other paint run into it reaches four to ten. It adds
+#: to every shape's distance alike, so it lowers the fit, not the choice.
+ASYMMETRY_SPREAD = 0.04
+#: Herkle: the spread of an ordinary's silhouette on its shield (:mod:`vision.shields`) about its
+#: shape's, root-mean-square over the silhouette: the other silhouettes' (SHAPE_SPREAD), not fitted. On
+#: a rendered Herkle set (seed 31) the tiles named right lie 1.2 to 2.4 spreads from their shape (a
+#: tenth to nine tenths), so it is no outlier test; the soft-max over it gives the confidence.
+SHIELD_SPREAD = 0.05
+#: Herkle: a shield whose outline is further than this from the painted shield's (root-mean-square, see
+#: :func:`vision.shields.outline_misfit`) is not named: 0.07 covers nine in ten whole shields on a
+#: rendered set (seed 5), a misread ordinary's shield is typically 0.10 away.
+SHIELD_MISFIT = 0.09
+#: Herkle: an ordinary at least this saturated ((max - min) / max of its paint) is a hue (red, yellow,
+#: green, blue: 0.74 and more on rendered sets), one below the other bound is grey like the field
+#: (white or black: 0.38 and less); between, it is not named.
+CHROMATIC_SATURATION = 0.6
+NEUTRAL_SATURATION = 0.5
+#: Colours whose prototype's chroma (Lab a, b) is below this are neutral: Herkle's white and black, which
+#: differ only in lightness, which the normalised paint discards: they are named by their lightness
+#: against the shield's grey field instead (:func:`_name_shields`).
 NEUTRAL_CHROMA = 20.0
 
 
@@ -56,10 +95,12 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     prototypes : Prototypes
         Reference colours and shapes.
     """
+    if prototypes.tileset == "herkle":
+        return _name_shields(m, gains, prototypes)
     feats = colour_features(m, gains)
     names = list(prototypes.colours)
     centres = np.array([prototypes.colours[k] for k in names])
-    dist = _colour_distance(feats, centres)
+    dist = colour_distance(feats, centres)
     conf = _softmax_best(dist, prototypes.colour_spread)
     best = dist.argmin(axis=1)
     adapted = centres.copy()
@@ -67,15 +108,13 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
         members = (best == k) & (conf > 0.9)
         if members.sum() >= 3:
             adapted[k] = 0.5 * centres[k] + 0.5 * feats[members].mean(axis=0)
-    dist = _colour_distance(feats, adapted)
-    best = dist.argmin(axis=1)
-    colour_conf = _softmax_best(dist, prototypes.colour_spread)
-    colour_fit = dist.min(axis=1) / prototypes.colour_spread
-    neutral = np.hypot(centres[:, 1], centres[:, 2]) < NEUTRAL_CHROMA
-    if neutral.sum() >= 2:  # told apart only by lightness, which the normalised paint does not keep
-        colour_conf = np.where(neutral[best], np.minimum(colour_conf, 0.5), colour_conf)
+    dist = colour_distance(feats, adapted)
+    both = np.hypot(dist / prototypes.colour_spread, _mark_distance(m, prototypes, names))
+    best = both.argmin(axis=1)
+    colour_conf = _softmax_best(both, 1.0)
+    colour_fit = dist[np.arange(len(best)), best] / prototypes.colour_spread
 
-    shape_names, sdist = _shape_distance(m, prototypes)
+    shape_names, sdist = shape_distance(m, prototypes)
     shape_best = sdist.argmin(axis=1)
     shape_conf = _softmax_best(sdist, 1.0)
     shape_fit = sdist.min(axis=1)
@@ -89,15 +128,90 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     )
 
 
-def _shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
-    """Each tile's distance (N, K) to each shape's prototype, in spreads: by outline where the prototypes
-    have outlines, else by silhouette."""
+def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Named:
+    """Herkle: name each ordinary against its shield's field (:mod:`vision.shields`).
+
+    Shapes are the ordinaries' silhouettes drawn on their shields, against the painted model's, with the
+    frame's "up" voted as for any silhouette (:func:`_silhouette_distance`; the shield's flat top and
+    round foot make every tile's vote count). Colours: an ordinary unlike the field in hue is named by
+    the paint prototypes among the chromatic colours; one about as grey as the field by how much lighter
+    or darker than the field it is, against the painted model's white and black, and only when it is
+    further from the field than halfway to that colour. An ordinary in between, or no shield found: not
+    named (confidence 0).
+    """
+    n = len(m)
+    tiles = tileset(prototypes.tileset)
+    view = view_shields(m.patch, field_colour(m.patch)) if n else None
+    names = list(prototypes.colours)
+    centres = np.array([prototypes.colours[k] for k in names])
+    # Which colours are grey is a property of the tiles (their painted model), not of a calibration:
+    # white and black learned under a tinted lamp can carry the lamp's hue.
+    painted = painted_prototypes(tiles).colours
+    neutral = np.array([float(np.hypot(*painted[k][1:3])) < NEUTRAL_CHROMA for k in names])
+    colours = [names[0]] * n
+    colour_conf, colour_fit = np.zeros(n), np.zeros(n)
+    shape_names = list(tiles.shapes)
+    shapes = [shape_names[0]] * n
+    shape_conf, shape_fit = np.zeros(n), np.zeros(n)
+    if view is None:
+        return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
+    whole = view.found & (outline_misfit(view.outline, shield_outline(tiles)) <= SHIELD_MISFIT)
+    if not whole.any():
+        return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
+    found = np.flatnonzero(whole)
+    seen = dataclasses.replace(m.take(found), silhouette=view.silhouette[found], paint=view.paint[found])
+    on_shields = dataclasses.replace(prototypes, shapes=shield_templates(tiles), shape_spread=SHIELD_SPREAD)
+    _, sdist = _silhouette_distance(seen, on_shields)
+    hue = np.flatnonzero(~neutral)
+    cdist = colour_distance(colour_features(seen, gains), centres[hue])
+    cconf = _softmax_best(cdist, prototypes.colour_spread)
+    lightness = shield_lightness(tiles)
+    for j, i in enumerate(found):
+        shapes[i] = shape_names[int(sdist[j].argmin())]
+        shape_fit[i] = sdist[j].min()
+        saturation, light = view.saturation[i], np.log(max(view.lightness[i], 1e-3))
+        if saturation >= CHROMATIC_SATURATION:
+            k = int(cdist[j].argmin())
+            colours[i], colour_conf[i] = names[hue[k]], cconf[j]
+            colour_fit[i] = cdist[j, k] / prototypes.colour_spread
+        elif saturation < NEUTRAL_SATURATION:
+            grey = min(np.flatnonzero(neutral), key=lambda k: abs(light - np.log(lightness[names[k]])))
+            model = np.log(lightness[names[grey]])
+            colours[i] = names[grey]
+            colour_conf[i] = float(light * model > 0 and abs(light) >= 0.5 * abs(model))
+    shape_conf[found] = _softmax_best(sdist, 1.0)
+    return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
+
+
+def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
+    """Each tile's distance to each shape's prototype, as the classifier measures it.
+
+    By outline descriptor where the prototypes have outlines (each feature in its shape's spread, plus
+    the outline's asymmetry, alike for every shape), else by silhouette with the frame's "up" voted
+    (:func:`_silhouette_distance`; Herkle's reader names ordinaries on their shields instead, see
+    :func:`classify`).
+
+    Parameters
+    ----------
+    m : Measurements
+        The tiles' measurements (N).
+    prototypes : Prototypes
+        Reference shapes.
+
+    Returns
+    -------
+    names : list of str
+        The K shape names, in column order.
+    distance : ndarray, shape (N, K), float64
+        Distances in spreads.
+    """
     if prototypes.outlines:
         names = list(prototypes.outlines)
         middle = np.array([prototypes.outlines[k] for k in names])
         spread = np.array([prototypes.outline_spreads[k] for k in names])
         z = (outline(m.radial)[:, None, :] - middle[None]) / spread[None]
-        return names, np.asarray(np.sqrt((z**2).sum(axis=2)))
+        lopsided = (asymmetry(m.radial) / ASYMMETRY_SPREAD)[:, None]  # alike for every shape
+        return names, np.asarray(np.sqrt((z**2).sum(axis=2) + lopsided**2))
     return _silhouette_distance(m, prototypes)
 
 
@@ -131,7 +245,24 @@ def _silhouette_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[
     return names, chosen
 
 
-def _colour_distance(feats: np.ndarray, centres: np.ndarray) -> np.ndarray:
+def _mark_distance(m: Measurements, prototypes: Prototypes, names: list[str]) -> np.ndarray:
+    """Each tile's distance (N, K) from each colour's inner mark, in spreads (the colour-blind edition's
+    second colour cue); zero where the edition has no marks, or no mark is seen in the tile."""
+    out = np.zeros((len(m), len(names)))
+    if not prototypes.marks or len(m) == 0:
+        return out
+    desc, seen = mark_descriptor(m.hole)
+    for k, name in enumerate(names):
+        if name in prototypes.marks:
+            z = (desc - prototypes.marks[name]) / prototypes.mark_spreads[name]
+            out[:, k] = np.where(seen, np.sqrt((z**2).sum(axis=1)), 0.0)
+    return out
+
+
+def colour_distance(feats: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Distances (N, K) between colour features (N, 3) and colour prototypes (K, 3), both normalised-paint
+    Lab (:func:`vision.prototypes.colour_features`), with L* weighted by LIGHTNESS_WEIGHT; in Lab units
+    (divide by the prototypes' ``colour_spread`` for spreads)."""
     w = np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])
     return np.asarray(np.sqrt((((feats[:, None, :] - centres[None]) * w) ** 2).sum(axis=2)))
 

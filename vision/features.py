@@ -30,8 +30,6 @@ SPREAD = 0.22
 RAYS = 64
 #: How far the rays reach, in cells (a criss-cross's tips come within a few per cent of the face's corner).
 REACH = 0.5
-#: Patches measured per cv2.remap call (it takes images of at most 32767 rows).
-CHUNK = 256
 
 
 @dataclass(frozen=True)
@@ -64,6 +62,12 @@ class Measurements:
     radial : ndarray, shape (N, RAYS), float32
         The symbol's radius along each ray from its centre, divided by the mean radius: ray ``k`` leaves
         at ``2πk/RAYS`` from the grid's column axis, turning towards its row axis (see :func:`radial`).
+    hole : ndarray, shape (N, RAYS), float32
+        The radius of the hole in the symbol along the same rays, over the symbol's mean radius: the
+        colour-blind edition's inner mark (see :func:`profiles`).
+    patch : ndarray, shape (N, S, S, 3), uint8
+        The patches measured (Herkle's shields are looked at again with the whole frame's field colour,
+        :mod:`vision.shields`).
     """
 
     paint: np.ndarray
@@ -77,6 +81,8 @@ class Measurements:
     sharpness: np.ndarray
     glare: np.ndarray
     radial: np.ndarray
+    hole: np.ndarray
+    patch: np.ndarray
 
     def __len__(self) -> int:
         return len(self.paint)
@@ -207,8 +213,33 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
         silhouette,
         sharpness,
         glare,
-        radial(level, p.offset),
+        *profiles(level, symbol_centre(level, p.offset)),
+        patches,
     )
+
+
+def symbol_centre(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """Each symbol's own centre (N, 2), in cells ``(row, col)`` from the patch centre.
+
+    ``offset`` is the centroid of all the paint in the cell, which paint that is not the symbol's pulls
+    aside: a leaning cube's side face, a neighbour's edge, the table past the face. The symbol is the
+    connected part of the paint (``level`` above one half) that covers most of the cell's middle (every
+    symbol covers its centre, or rings it around the colour-blind inner mark); its centroid is returned
+    for the patches where other paint was found, ``offset`` for the others.
+    """
+    n, s = level.shape[:2]
+    u = (np.arange(s) + 0.5) / s - 0.5
+    core = np.hypot(u[:, None], u[None, :]) < 0.30
+    inner = np.maximum(np.abs(u)[:, None], np.abs(u)[None, :]) < 0.46
+    out = np.array(offset, np.float64, copy=True)
+    for i in range(n):
+        count, labels = cv2.connectedComponents(((level[i] > 0.5) & inner).astype(np.uint8), connectivity=8)
+        if count <= 2:  # one part of paint (or none): the centroid is the symbol's
+            continue
+        main = np.bincount(labels[core], minlength=count)[1:].argmax() + 1
+        rows, cols = np.nonzero(labels == main)
+        out[i] = (u[rows].mean(), u[cols].mean())
+    return out
 
 
 def outline(radial_profile: np.ndarray) -> np.ndarray:
@@ -233,6 +264,20 @@ def outline(radial_profile: np.ndarray) -> np.ndarray:
     )
 
 
+def asymmetry(radial_profile: np.ndarray) -> np.ndarray:
+    """How far each outline (N,) is from a fourfold symmetry, from its radial profile (:func:`radial`).
+
+    Every symbol of the star-shaped editions looks the same after a quarter turn, so its profile holds
+    only the harmonics 4, 8, 12, ... What the lower others (1, 2, 3, 5, 6, 7) add up to, in fractions of
+    the mean radius, is what is not such a symbol: a leaning cube's side face (a symbol squashed flat),
+    a symbol cut by the frame, a hand or a neighbour's paint run into it, the table through a gap.
+    """
+    r = np.asarray(radial_profile, np.float64)
+    a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
+    odd = np.array([2 * (r * np.exp(-1j * k * a)).mean(axis=1) for k in (1, 2, 3, 5, 6, 7)])
+    return np.asarray(np.sqrt((np.abs(odd) ** 2).sum(axis=0)))
+
+
 def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.ndarray:
     """The symbol's radial profile: its radius along ``rays`` rays from its centre, over the mean radius.
 
@@ -253,13 +298,22 @@ def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.nda
     -------
     ndarray, shape (N, rays), float32
     """
+    return profiles(level, offset, rays=rays)[0]
+
+
+def profiles(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tuple[np.ndarray, np.ndarray]:
+    """The symbol's radial profile (:func:`radial`) and its hole's, from one sampling of the rays.
+
+    The hole's profile is, along each ray, how far from the centre the paint is not yet fully there (the
+    colour-blind edition's inner mark; near zero for a solid symbol), over the symbol's mean radius.
+    Both are (N, rays) float32.
+    """
     n, s = level.shape[:2]
     if n > CHUNK:  # cv2.remap takes at most 32767 rows
-        return np.concatenate(
-            [radial(level[k : k + CHUNK], offset[k : k + CHUNK], rays=rays) for k in range(0, n, CHUNK)]
-        )
+        parts = [profiles(level[k : k + CHUNK], offset[k : k + CHUNK], rays=rays) for k in range(0, n, CHUNK)]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     if n == 0:
-        return np.zeros((0, rays), np.float32)
+        return np.zeros((0, rays), np.float32), np.zeros((0, rays), np.float32)
     steps = max(round(REACH * s * 2), 4)  # half-pixel steps
     t = (np.arange(steps, dtype=np.float32) + 0.5) * (REACH * s / steps)
     a = np.arange(rays, dtype=np.float32) * np.float32(2 * np.pi / rays)
@@ -275,7 +329,9 @@ def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.nda
     full = np.maximum(0.9 * v.max(axis=2, keepdims=True), 0.5)
     started = np.maximum.accumulate(v >= full, axis=2)
     r = np.minimum.accumulate(np.where(started, v, 1.0), axis=2).sum(axis=2)
-    return np.asarray(r / np.maximum(r.mean(axis=1, keepdims=True), 1e-6), np.float32)
+    hole = (1.0 - np.maximum.accumulate(np.clip(v / full, 0.0, 1.0), axis=2)).sum(axis=2)
+    mean = np.maximum(r.mean(axis=1, keepdims=True), 1e-6)
+    return np.asarray(r / mean, np.float32), np.asarray(hole / mean, np.float32)
 
 
 def _quantile(values: np.ndarray, fraction: float) -> np.ndarray:

@@ -39,6 +39,9 @@ FAR = 3.0
 RIGID_FIT = 0.2
 RIGID_OTHER = 0.3
 FAR_OFF_GRID = 0.15
+#: A far group of fewer points is left out: one or two tiles fit a grid extrapolated that far at some
+#: whole shift by chance (under a steep camera, rendered Connect boards show it).
+FAR_GROUP = 3
 #: How many placed points nearest to a new group place it.
 NEIGHBOURS = 12
 
@@ -83,7 +86,9 @@ def cell_keys(cells: np.ndarray) -> np.ndarray:
     return np.asarray(c[:, 0] * (1 << 32) + c[:, 1])
 
 
-def fit_lattice(points: np.ndarray, extents: np.ndarray, *, diagonal: bool = False) -> Lattice:
+def fit_lattice(
+    points: np.ndarray, extents: np.ndarray, *, diagonal: bool = False, join: bool = True
+) -> Lattice:
     """Fit a grid to symbol centres.
 
     Parameters
@@ -95,6 +100,9 @@ def fit_lattice(points: np.ndarray, extents: np.ndarray, *, diagonal: bool = Fal
     diagonal : bool
         Take the nearest neighbours to be diagonal ones (the printed start of Qwirkle Connect, where no two
         tiles touch along a side).
+    join : bool
+        Join the other groups to the first (False: only the first group, the best-connected point's
+        spanning tree, gets cells).
 
     Returns
     -------
@@ -125,7 +133,8 @@ def fit_lattice(points: np.ndarray, extents: np.ndarray, *, diagonal: bool = Fal
         theta -= math.pi / 2 if theta > math.pi / 4 else 0.0
     pitch = _refine_pitch(pts, d, theta, pitch)
     cells, placed, _ = _grow(pts, d, theta, pitch, ~dropped)
-    cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped)
+    if join:
+        cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped)
     h = fit_homography(cells[placed].astype(np.float64), pts[placed], tolerance=0.3 * pitch)
     centre = cells[placed].mean(axis=0)
     axes = local_axes(h, centre)
@@ -186,10 +195,10 @@ def _basis(theta: float, pitch: float) -> np.ndarray:
     return pitch * np.array([[c, s], [-s, c]])
 
 
-def _grow(
-    pts: np.ndarray, d: np.ndarray, theta: float, pitch: float, usable: np.ndarray
+def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
+    pts: np.ndarray, d: np.ndarray, theta: float, pitch: float, usable: np.ndarray, root: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cells by a spanning tree over close pairs, grown from the best-connected point.
+    """Cells by a spanning tree over close pairs, grown from ``root`` (default: the best-connected point).
 
     Each placed point carries its own local basis (the image steps of one row and one column there),
     refitted to its placed neighbours: under a tilted camera the pitch and the axes change across the
@@ -200,10 +209,11 @@ def _grow(
     placed = np.zeros(n, bool)
     near = d < 2.3 * pitch
     bases = np.repeat(_basis(theta, pitch)[None], n, axis=0)
-    # the root: the point with the most side or diagonal neighbours, then the one nearest the middle
-    close = (d < 1.6 * pitch).sum(axis=1)
-    middle = np.linalg.norm(pts - np.median(pts, axis=0), axis=1)
-    root = int(np.lexsort((middle, -close, ~usable))[0])
+    if root is None:
+        # the point with the most side or diagonal neighbours, then the one nearest the middle
+        close = (d < 1.6 * pitch).sum(axis=1)
+        middle = np.linalg.norm(pts - np.median(pts, axis=0), axis=1)
+        root = int(np.lexsort((middle, -close, ~usable))[0])
     bases[root] = _root_basis(pts, d[root], root, bases[root])
     taken: dict[tuple[int, int], int] = {(0, 0): root}
     placed[root] = True
@@ -287,26 +297,40 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         # the pending point nearest to a placed one starts the next group
         j = int(rest[np.argmin(d[np.ix_(rest, done)].min(axis=1))])
         group = _group(d, j, pending, 2.3 * pitch)
-        sub_cells, sub_placed, _ = _grow(pts[group], d[np.ix_(group, group)], theta, pitch, usable[group])
-        frac = _predict(pts, cells, placed, group[sub_placed], pitch) - sub_cells[sub_placed]
+        far = float(d[np.ix_(group, done)].min()) > FAR * pitch
+        # a group next to the placed points is grown from the point closest to them: the join is decided
+        # where it touches them (a far group is fitted whole, grown from its best-connected point)
+        start = int(np.searchsorted(group, j))
+        root = None if far else start
+        sub_cells, sub_placed, _ = _grow(
+            pts[group], d[np.ix_(group, group)], theta, pitch, usable[group], root
+        )
+        mine = sub_cells[sub_placed]
+        frac = _predict(pts, cells, placed, group[sub_placed], pitch) - mine
         # across a wide gap (a hand between two parts of the layout) the map is extrapolated far: the
         # group must fit one rigid grid with the placed points, and at one shift only
-        if float(d[np.ix_(group, done)].min()) > FAR * pitch:
-            offset = _rigid_shift(pts[done], cells[done], pts[group[sub_placed]], sub_cells[sub_placed], frac)
-            offset = (
-                offset if offset is None or not _lands_on(sub_cells[sub_placed] + offset, taken) else None
-            )
+        if far:
+            agree = np.ones(len(frac), bool)
+            offset = _rigid_shift(pts[done], cells[done], pts[group[sub_placed]], mine, frac)
+            if offset is not None and (len(frac) < FAR_GROUP or _lands_on(mine + offset, taken)):
+                offset = None
         else:
-            offset = _shift(frac, sub_cells[sub_placed], taken)
+            # only the points that agree with the root (within OFF_GRID) join with it: where the others
+            # disagree, the group's own tree went astray (a seam, a tile pushed askew)
+            agree = np.abs(frac - frac[int(np.searchsorted(np.flatnonzero(sub_placed), start))]).max(axis=1)
+            agree = agree <= OFF_GRID
+            offset = _shift(frac[agree], mine[agree], taken)
         misfit = np.abs(frac - offset).max(axis=1) if offset is not None else np.full(len(frac), np.inf)
+        misfit[~agree] = np.inf
         for k in np.nonzero(sub_placed)[0][misfit <= JOIN_MISFIT]:
             c = (int(sub_cells[k, 0] + offset[0]), int(sub_cells[k, 1] + offset[1]))  # type: ignore[index]
             if c not in taken:  # a point that finds its cell taken stays unplaced
                 cells[group[k]] = c
                 taken.add(c)
                 placed[group[k]] = True
-        # what did not fit is tried again as a group of its own, unless nothing of this group fitted
-        pending[group] = False
+        # what did not fit is tried again as a group of its own unless nothing fitted; a near group's
+        # points beyond its tree's reach (past a seam inside the group) are tried again in any case
+        pending[group if far else group[sub_placed]] = False
         if placed[group].any():
             pending[group[~placed[group]]] = True
     return cells, placed

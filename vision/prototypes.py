@@ -8,14 +8,15 @@ measured on real tiles in daylight) and takes the symbols' outlines from measure
 model; calibration replaces them with :func:`learn_prototypes` run on a photo of known tiles under the
 user's own light (:func:`vision.reader.measure_tiles` gives the measurements).
 
-Colours are compared as CIE L*a*b* of the *normalised paint*: paint minus the body it sits on, divided
-by the frame's white balance (taken from the tile bodies, which are neutral black) and scaled so its
-brightest channel is 1. Exposure and colour cast thus mostly cancel, and Lab keeps the hard pairs (red
-and orange, yellow and white) as far apart as the eye sees them.
+Colours are compared as CIE L*a*b* of the *normalised paint*: paint minus the body it sits on, in linear
+light, divided by the frame's white balance (taken from the tile bodies, which are neutral black) and
+scaled so its brightest channel is 1. Exposure and colour cast thus mostly cancel, and Lab keeps the
+hard pairs (red and orange, yellow and white) as far apart as the eye sees them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,8 +31,12 @@ from vision.patches import PATCH
 
 #: Weight of L* against a* and b* in colour distances (lightness varies most with light and angle).
 LIGHTNESS_WEIGHT = 0.5
-#: Typical spread of one colour's normalised Lab between tiles, lights and cameras.
-COLOUR_SPREAD = 5.0
+#: Typical spread of one colour's normalised Lab between tiles, lights and cameras. In the linear-light
+#: paint (:func:`colour_features`), calibrating on the real Connect photos (``connect-game1``) as they are
+#: and under warm, dim and cool shifts learns 5.6 to 8.2 (:func:`learn_prototypes`); on 30 rendered games
+#: (every edition; warm, cool and dim) 6 leaves as many tiles uncertain and as few read wrong as 5 did
+#: with the paint subtracted in 8-bit values, 7 fewer uncertain but more wrong.
+COLOUR_SPREAD = 6.0
 #: Typical distance of a silhouette from its shape's prototype (root-mean-square over the mask, 0..1).
 SHAPE_SPREAD = 0.05
 #: The least spread of each outline feature (:func:`vision.features.outline`): what blur, noise and a
@@ -62,6 +67,26 @@ COLOUR_BLIND_OUTLINES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = 
     "starburst": ((0.003, 0.017, 0.1, 0.005), (0.012, 0.2, 0.017, 0.003)),
     "clover": ((0.187, -0.028, 0.028, 0.007), (0.015, 0.009, 0.008, 0.005)),
 }
+#: The colour-blind edition's inner marks, the second cue to each colour (square red, diamond blue,
+#: clover green, circle orange, starburst yellow, criss-cross purple): per colour the middle and spread
+#: of the mark's descriptor (:func:`mark_descriptor`: its signed fourfold harmonic, the size of its
+#: eightfold one), measured on rendered colour-blind sets (40..130 px per tile, every light, the spread
+#: half as wide again as measured): no photo of the real edition was at hand. The mark is only some
+#: 8 pixels wide in a patch, so it tells corners on the axes from corners on the diagonals from none, and
+#: a starburst's points weakly: what it adds is the red/orange, blue/purple and orange/yellow pairs.
+COLOUR_BLIND_MARKS: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
+    "red": ((-0.069, 0.008), (0.045, 0.009)),
+    "blue": ((0.065, 0.007), (0.05, 0.009)),
+    "green": ((0.095, 0.007), (0.068, 0.009)),
+    "orange": ((0.004, 0.004), (0.03, 0.006)),
+    "yellow": ((-0.005, 0.029), (0.03, 0.035)),
+    "purple": ((-0.127, 0.02), (0.1, 0.02)),
+}
+#: A hole narrower than this fraction of the symbol's mean radius is no inner mark seen (a solid symbol,
+#: or a mark blurred shut): the mark then says nothing about the colour.
+MIN_MARK = 0.15
+#: Which editions have inner marks.
+MARKS = {"colour-blind": COLOUR_BLIND_MARKS}
 #: Which editions' symbols have which outlines (Herkle's ordinaries are named by silhouette).
 OUTLINES = {
     "classic": CLASSIC_OUTLINES,
@@ -90,6 +115,9 @@ class Prototypes:
         edition but Herkle), shapes are named by outline; the silhouettes are then not used.
     outline_spreads : dict of str to (4,) ndarray
         Per shape, the spread of each outline feature.
+    marks, mark_spreads : dict of str to (2,) ndarray
+        The colour-blind edition's inner mark of each colour (:func:`mark_descriptor`) and its spread;
+        empty for the other editions.
     """
 
     tileset: str
@@ -99,6 +127,8 @@ class Prototypes:
     shape_spread: float = SHAPE_SPREAD
     outlines: dict[str, np.ndarray] = field(default_factory=dict)
     outline_spreads: dict[str, np.ndarray] = field(default_factory=dict)
+    marks: dict[str, np.ndarray] = field(default_factory=dict)
+    mark_spreads: dict[str, np.ndarray] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,6 +139,8 @@ class Prototypes:
             "shape_spread": self.shape_spread,
             "outlines": {k: np.round(v, 4).tolist() for k, v in self.outlines.items()},
             "outline_spreads": {k: np.round(v, 4).tolist() for k, v in self.outline_spreads.items()},
+            "marks": {k: np.round(v, 4).tolist() for k, v in self.marks.items()},
+            "mark_spreads": {k: np.round(v, 4).tolist() for k, v in self.mark_spreads.items()},
         }
 
     @classmethod
@@ -130,6 +162,12 @@ class Prototypes:
             }
             if set(spreads) != set(outlines) or any((v <= 0).any() for v in spreads.values()):
                 raise ValueError("outlines and outline_spreads must name the same shapes, spreads > 0")
+            marks = {str(k): np.asarray(v, np.float64).reshape(2) for k, v in data.get("marks", {}).items()}
+            mark_spreads = {
+                str(k): np.asarray(v, np.float64).reshape(2) for k, v in data.get("mark_spreads", {}).items()
+            }
+            if set(marks) != set(mark_spreads) or any((v <= 0).any() for v in mark_spreads.values()):
+                raise ValueError("marks and mark_spreads must name the same colours, spreads > 0")
             return cls(
                 str(data["tileset"]),
                 colours,
@@ -138,6 +176,8 @@ class Prototypes:
                 float(data.get("shape_spread", SHAPE_SPREAD)),
                 outlines,
                 spreads,
+                marks,
+                mark_spreads,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"{where}: malformed prototypes ({err})") from None
@@ -158,12 +198,22 @@ def colour_features(m: Measurements, gains: np.ndarray) -> np.ndarray:
     A tile's body is measured on a thin ring around its paint, which a lighter bevel, glare or the table
     past a leaning tile's edge can lighten; all tiles of a frame share the same black, so no body is
     taken lighter than the frame's median one (a lightened body would eat the paint's weaker channels and
-    turn orange into red)."""
+    turn orange into red).
+
+    The paint and the body are balanced, then subtracted in linear light: light adds up there, so the
+    ratio of the paint's channels (what tells red from orange) stays as it is when the light is dimmer,
+    where 8-bit values near black would shrink a weak channel to nothing."""
     body = np.minimum(m.body, np.median(m.body, axis=0)) if len(m) else m.body
-    c = np.maximum(m.paint - body, 1.0) / gains
+    c = np.maximum(srgb_to_linear(m.paint / gains / 255.0) - srgb_to_linear(body / gains / 255.0), 1e-4)
     c = c / c.max(axis=1, keepdims=True)
-    lab = cv2.cvtColor(c[None].astype(np.float32), cv2.COLOR_BGR2LAB)[0]
+    lab = cv2.cvtColor(c[None].astype(np.float32), cv2.COLOR_LBGR2LAB)[0]
     return np.asarray(lab, dtype=np.float64)
+
+
+def srgb_to_linear(v: np.ndarray) -> np.ndarray:
+    """Linear light of sRGB-encoded values (0..1, and beyond 1 along the same curve; IEC 61966-2-1)."""
+    v = np.maximum(np.asarray(v, np.float64), 0.0)
+    return np.asarray(np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4))
 
 
 def learn_prototypes(
@@ -183,7 +233,7 @@ def learn_prototypes(
     for m, known in frames:
         if len(m) != len(known):
             raise ValueError(f"{len(m)} measurements but {len(known)} tiles")
-        feats.append(colour_features(m, white_balance(m.body)))
+        feats.append(colour_features(_named_paint(m, tileset), white_balance(m.body)))
         silhouettes.append(m.silhouette)
         radials.append(m.radial)
         tiles.extend(known)
@@ -217,7 +267,20 @@ def learn_prototypes(
         _spread(shape_err, base.shape_spread),
         outlines,
         outline_spreads,
+        dict(base.marks),
+        dict(base.mark_spreads),
     )
+
+
+def _named_paint(m: Measurements, tiles: TileSet) -> Measurements:
+    """The measurements with the paint the classifier names: for Herkle the ordinary's, told from its
+    shield's field (:mod:`vision.shields`), where a shield is found."""
+    if tiles.name != "herkle" or len(m) == 0:
+        return m
+    from vision.shields import field_colour, view_shields  # shields builds on this module
+
+    view = view_shields(m.patch, field_colour(m.patch))
+    return dataclasses.replace(m, paint=np.where(view.found[:, None], view.paint, m.paint))
 
 
 def _learned_outline(desc: np.ndarray, base_middle: np.ndarray, base_spread: np.ndarray) -> np.ndarray:
@@ -244,21 +307,7 @@ def default_prototypes(tiles: TileSet) -> Prototypes:
 @functools.cache
 def painted_prototypes(tiles: TileSet) -> Prototypes:
     """The tile set's prototypes from the painted model of its tiles, square-on in daylight."""
-    from vision.render_tiles import BODY, paint_face
-
-    rng = np.random.default_rng(0)
-    every = tiles.tiles()
-    face = round(PATCH * 29 / 30.5)
-    stack = np.empty((len(every), PATCH, PATCH, 3), np.uint8)
-    for i, tile in enumerate(every):
-        patch = np.empty((PATCH, PATCH, 3), np.float32)
-        patch[:] = BODY
-        painted = paint_face(tile, variant=tiles.name, size=face, rng=rng, imperfection=0.0)
-        alpha = painted[..., 3:].astype(np.float32) / 255
-        at = (PATCH - face) // 2
-        window = patch[at : at + face, at : at + face]
-        window[:] = painted[..., :3] * alpha + window * (1 - alpha)
-        stack[i] = np.clip(patch, 0, 255).astype(np.uint8)
+    stack, every = painted_patches(tiles)
     m = measure(stack)
     feats = colour_features(m, np.ones(3))
     colours = {c: feats[[t.colour == c for t in every]].mean(axis=0) for c in tiles.colours}
@@ -269,4 +318,50 @@ def painted_prototypes(tiles: TileSet) -> Prototypes:
         for name, (middle, spread) in OUTLINES[tiles.name].items():
             outlines[name] = np.asarray(middle)
             spreads[name] = np.hypot(np.asarray(spread), OUTLINE_FLOOR)
-    return Prototypes(tiles.name, colours, shapes, outlines=outlines, outline_spreads=spreads)
+    marks = {c: np.asarray(middle) for c, (middle, _) in MARKS.get(tiles.name, {}).items()}
+    mark_spreads = {c: np.asarray(spread) for c, (_, spread) in MARKS.get(tiles.name, {}).items()}
+    return Prototypes(
+        tiles.name,
+        colours,
+        shapes,
+        outlines=outlines,
+        outline_spreads=spreads,
+        marks=marks,
+        mark_spreads=mark_spreads,
+    )
+
+
+def painted_patches(tiles: TileSet) -> tuple[np.ndarray, list[Tile]]:
+    """One cell patch (PATCH×PATCH BGR uint8, stacked (N, PATCH, PATCH, 3)) per tile of the set, painted
+    by the renderer's face painter square-on in daylight on the body colour, and the tiles in order."""
+    from vision.render_tiles import BODY, paint_face
+
+    rng = np.random.default_rng(0)
+    every = list(tiles.tiles())
+    face = round(PATCH * 29 / 30.5)
+    at = (PATCH - face) // 2
+    stack = np.empty((len(every), PATCH, PATCH, 3), np.uint8)
+    for i, tile in enumerate(every):
+        patch = np.empty((PATCH, PATCH, 3), np.float32)
+        patch[:] = BODY
+        painted = paint_face(tile, variant=tiles.name, size=face, rng=rng, imperfection=0.0)
+        alpha = painted[..., 3:].astype(np.float32) / 255
+        window = patch[at : at + face, at : at + face]
+        window[:] = painted[..., :3] * alpha + window * (1 - alpha)
+        stack[i] = np.clip(patch, 0, 255).astype(np.uint8)
+    return stack, every
+
+
+def mark_descriptor(hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The inner mark's descriptor (N, 2) from the hole profiles (N, RAYS) (:attr:`Measurements.hole`), and
+    whether a mark is seen at all (N,) bool.
+
+    The columns are the mark's own outline's signed fourfold harmonic and the size of its eightfold one
+    (:func:`vision.features.outline` of the hole's profile over its mean).
+    """
+    if len(hole) == 0:
+        return np.zeros((0, 2)), np.zeros(0, bool)
+    h = np.asarray(hole, np.float64)
+    size = h.mean(axis=1)
+    desc = outline(h / np.maximum(size, 1e-6)[:, None])
+    return np.asarray(desc[:, [0, 2]]), np.asarray(size >= MIN_MARK)

@@ -5,10 +5,11 @@ The steps, all on a working copy of the frame shrunk by a whole factor (a tile s
 1. find symbol candidates (:mod:`vision.detect`) and fit the grid through them (:mod:`vision.lattice`);
 2. cut one patch per occupied cell and per empty cell next to one (a symbol the detector missed, for
    instance one whose tip touches its tile's edge, is found there) and measure them
-   (:mod:`vision.patches`, :mod:`vision.features`);
+   (:mod:`vision.occupied`, :mod:`vision.patches`, :mod:`vision.features`);
 3. name colours and shapes against the prototypes (:mod:`vision.classify`);
 4. look for something lying over the table next to the tiles (:mod:`vision.occlusion`);
-5. with a printed board, register the grid to the board's printed start tiles to report board cells.
+5. with a printed board, register the grid to the board's printed start tiles to report board cells;
+   groups the grid left out are read as parts of their own, each registered on the start tiles it holds.
 
 Whatever cannot be named with confidence goes to ``uncertain`` with the reason: ``out-of-frame``,
 ``glare``, ``blur``, ``occluded`` (something that is not a tile covers the symbol or the cell) or
@@ -18,50 +19,29 @@ Whatever cannot be named with confidence goes to ``uncertain`` with the reason: 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import replace
 
-import cv2
 import numpy as np
 
 from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
 from vision.classify import Named, classify
-from vision.detect import Blobs, find_blobs, strength
-from vision.features import MAX_REACH, Measurements, measure, presence
-from vision.geometry import local_axes
+from vision.detect import Blobs
+from vision.features import Measurements
+from vision.geometry import fit_homography, local_axes
 from vision.lattice import Lattice, cell_keys, fit_lattice
 from vision.occlusion import covered_cells
-from vision.patches import PATCH, inside_fraction
-from vision.patches import cut_patches as _cut
+from vision.occupied import AROUND, Located, candidates, concat, look, occupied, probed
+from vision.patches import inside_fraction
 from vision.prototypes import Prototypes, default_prototypes, white_balance
 from vision.reading import Reading, ReadTile, Uncertain
 
-#: The working copy's longer side on the first pass, and the least tile width it is shrunk to (by a
-#: whole factor: INTER_AREA is fastest on them, and the patches are cut at 32 pixels a cell anyway).
-FIRST_PASS = 700
-TILE_PX = 28.0
 #: Below this confidence a tile is reported as uncertain, not read.
 MIN_CONFIDENCE = 0.6
 #: A tile further than this many spreads from every colour or shape prototype is not trusted.
 MAX_FIT = 5.0
-#: A patch whose paint stands out less than this from its body holds no tile.
-MIN_CONTRAST = 0.7
-#: How many times the cells next to the tiles found so far are probed for tiles the detector missed (a
-#: row of missed tiles is found one cell further each time; it stops early when nothing new shows).
-PROBE_ROUNDS = 8
-
-
-@dataclass(frozen=True)
-class Located:
-    """Where the tiles are: the working copy, its scale, and per occupied cell its centre and axes."""
-
-    work: np.ndarray
-    scale: float
-    lattice: Lattice
-    cells: np.ndarray  # (N, 2) int
-    centres: np.ndarray  # (N, 2) work pixels
-    patches: np.ndarray  # (N, S, S, 3)
-    measured: Measurements
+#: With a printed board, the tiles are read in at most this many parts (see :func:`_registered`).
+PARTS = 6
 
 
 def read_table(
@@ -172,26 +152,154 @@ def _registered(
     """Locate and name the tiles, and register them onto known tiles (a printed board's start tiles).
 
     A printed start has no two tiles side by side, so when few known tiles are found the grid is fitted
-    again taking the closest tiles as diagonal neighbours, and the better registration wins.
+    again taking the closest tiles as diagonal neighbours, and the better registration wins. Groups the
+    grid left out (far apart on the board, beyond what one grid fitted through the others can place
+    safely) are then read one by one as parts of their own, each kept only when it registers on the known
+    tiles by itself, under the same quarter turns and on cells no other part has.
     """
-    best: tuple[Located, Named, Transform | None] | None = None
     found = candidates(image)
     if found is None:
         return None
     work, scale, blobs, lattice = found
+    part = _registered_part(work, scale, blobs, lattice, known, prototypes)
+    if part is None:
+        return None
+    first = part
+    pitch = part[0].lattice.pitch
+    parts: list[Located] = []
+    transform: Transform | None = None
+    matched = 0
+    alone_named = part[1]
+    left = np.ones(len(blobs), bool)
+    for _ in range(PARTS):
+        located, named, moved = part
+        left &= ~_seen(blobs.centres, located.centres, pitch)
+        if moved is not None and transform is None:
+            parts, transform, matched, alone_named = [located], moved, moved[2], named
+        elif moved is not None and transform is not None and moved[0] == transform[0]:
+            # a part's probes may find again tiles of the parts before
+            taken = np.concatenate([p.centres for p in parts])
+            piece = located.take(~_seen(located.centres, taken, pitch))
+            cells = _to_reader(moved, transform, piece.cells)
+            if not np.isin(cell_keys(cells), cell_keys(np.concatenate([p.cells for p in parts]))).any():
+                parts.append(replace(piece, cells=cells))
+                matched += moved[2]
+        if left.sum() < 2:
+            break
+        rest = blobs.take(left)
+        alone = fit_lattice(rest.centres, rest.extents, join=False)
+        found_part = _registered_part(work, scale, rest, alone, known, prototypes, join=False)
+        if found_part is None:
+            break
+        part = found_part
+    if transform is None:
+        return first
+    located = parts[0]
+    if len(parts) > 1:
+        located = replace(
+            located,
+            cells=np.concatenate([p.cells for p in parts]),
+            centres=np.concatenate([p.centres for p in parts]),
+            patches=np.concatenate([p.patches for p in parts]),
+            measured=concat([p.measured for p in parts]),
+        )
+    grown = _on_known(located, transform, known, prototypes)
+    if grown is located and len(parts) == 1:
+        return located, alone_named, transform
+    named = classify(grown.measured, white_balance(grown.measured.body), prototypes)
+    return grown, named, (transform[0], transform[1], matched)
+
+
+def _on_known(located: Located, transform: Transform, known: Board, prototypes: Prototypes) -> Located:
+    """``located`` and the tiles found on the known cells (a printed board's start tiles) not read yet.
+
+    Each is looked at where the grid through all the read tiles puts it, and kept only when it is named
+    as the tile the board prints there (a start tile never leaves its cell; a tile named otherwise is
+    not trusted); the cells next to the ones kept are then probed as usual.
+    """
+    read = {(int(r), int(c)) for r, c in _apply(transform, located.cells)}
+    missing = np.array([c for c in known if c not in read], np.int64).reshape(-1, 2)
+    if len(missing) == 0:
+        return located
+    seeds = _to_reader((0, (0, 0), 0), transform, missing)
+    h = fit_homography(
+        located.cells.astype(np.float64), located.centres, tolerance=0.3 * located.lattice.pitch
+    )
+    lattice = replace(located.lattice, homography=h)
+    where = seeds.astype(np.float64)
+    rows, centres, patches, m = look(located.work, lattice.point(where), local_axes(h, where))
+    if m is None:
+        return located
+    both = concat([located.measured, m])
+    named = classify(both, white_balance(both.body), prototypes)
+    k = len(located.cells) + np.arange(len(rows))
+    want = [known[(int(r), int(c))] for r, c in missing[rows]]
+    agree = np.array(
+        [
+            named.colours[i] == t.colour
+            and named.shapes[i] == t.shape
+            and named.confidence[i] >= MIN_CONFIDENCE
+            for i, t in zip(k, want, strict=True)
+        ]
+    )
+    if not agree.any():
+        return located
+    grown = replace(
+        located,
+        lattice=lattice,
+        cells=np.concatenate([located.cells, seeds[rows][agree]]),
+        centres=np.concatenate([located.centres, centres[agree]]),
+        patches=np.concatenate([located.patches, patches[agree]]),
+        measured=concat([located.measured, m.take(agree)]),
+    )
+    # the cells next to the tiles read before were probed then
+    around = (located.cells[:, None, :] + AROUND[None]).reshape(-1, 2)
+    return probed(grown, np.concatenate([located.cells, around, seeds]))
+
+
+def _registered_part(  # noqa: PLR0917 (one step of _registered, passed its state)
+    work: np.ndarray,
+    scale: float,
+    blobs: Blobs,
+    lattice: Lattice,
+    known: Board,
+    prototypes: Prototypes,
+    *,
+    join: bool = True,
+) -> tuple[Located, Named, Transform | None] | None:
+    """The tiles on ``lattice`` (or, if it registers better, on the lattice taking the closest tiles as
+    diagonal neighbours), named and registered onto ``known``."""
+    best: tuple[Located, Named, Transform | None] | None = None
     for diagonal in (False, True):
         if diagonal:
-            lattice = fit_lattice(blobs.centres, blobs.extents, diagonal=True)
-        located = _occupied(work, scale, blobs, lattice)
+            lattice = fit_lattice(blobs.centres, blobs.extents, diagonal=True, join=join)
+        located = occupied(work, scale, blobs, lattice)
         if located is None:
             continue
         named = classify(located.measured, white_balance(located.measured.body), prototypes)
-        transform = _register(located, named, known)
+        transform = _register(located, named, known, alone=not join)
         if best is None or (transform is not None and (best[2] is None or transform[2] > best[2][2])):
             best = (located, named, transform)
         if best[2] is not None and best[2][2] * 2 >= len(known):
             break
     return best
+
+
+def _seen(points: np.ndarray, centres: np.ndarray, pitch: float) -> np.ndarray:
+    """Which points (N, 2) lie within half a cell (``pitch`` pixels) of one of the ``centres`` (K, 2)."""
+    if len(centres) == 0:
+        return np.zeros(len(points), bool)
+    gap = np.linalg.norm(points[:, None] - centres[None], axis=2).min(axis=1)
+    return np.asarray(gap < 0.5 * pitch)
+
+
+def _to_reader(part: Transform, main: Transform, cells: np.ndarray) -> np.ndarray:
+    """A part's cells (N, 2) in the main part's reader cells: onto the board by the part's transform,
+    back by the main one's (the two share their quarter turns)."""
+    board = _apply(part, cells)
+    turns, (sr, sc), _ = main
+    back = (-turns) % 4
+    return _apply((back, (0, 0), 0), board - np.array([sr, sc]))
 
 
 def locate(image: np.ndarray, *, diagonal: bool = False) -> Located | None:
@@ -205,103 +313,13 @@ def locate(image: np.ndarray, *, diagonal: bool = False) -> Located | None:
     work, scale, blobs, lattice = found
     if diagonal:
         lattice = fit_lattice(blobs.centres, blobs.extents, diagonal=True)
-    return _occupied(work, scale, blobs, lattice)
+    return occupied(work, scale, blobs, lattice)
 
 
-def candidates(image: np.ndarray) -> tuple[np.ndarray, float, Blobs, Lattice] | None:
-    """The working copy (the frame shrunk by the largest whole factor that leaves a tile TILE_PX wide),
-    its scale, the symbol candidates in it and the lattice fitted to them (side neighbours nearest)."""
-    h, w = image.shape[:2]
-    scale = 1.0 / max(1, round(max(h, w) / FIRST_PASS))
-    work = _resize(image, scale)
-    blobs = find_blobs(strength(work)).typical()
-    if len(blobs) == 0:
-        return None
-    lattice = fit_lattice(blobs.centres, blobs.extents)
-    if lattice.pitch < 0.9 * TILE_PX or lattice.pitch >= 2 * TILE_PX:
-        better = 1.0 / max(1, int(lattice.pitch / (scale * TILE_PX)))
-        if better != scale:
-            scale = better
-            work = _resize(image, scale)
-            blobs = find_blobs(strength(work)).typical()
-            if len(blobs) == 0:
-                return None
-            lattice = fit_lattice(blobs.centres, blobs.extents)
-    return work, scale, blobs, lattice
-
-
-def _occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) -> Located | None:
-    """Measure the cells of the placed candidates, then look for missed tiles next to them."""
-    cells = lattice.cells[lattice.placed]
-    centres = blobs.centres[lattice.placed]
-    axes = local_axes(lattice.homography, cells.astype(np.float64))
-    patches = _cut(work, centres, axes)
-    p = presence(patches)
-    keep = (p.contrast > MIN_CONTRAST) & (p.reach < MAX_REACH)
-    cells, centres, patches = cells[keep], centres[keep], patches[keep]
-    if len(cells) == 0:
-        return None
-    measured = [measure(patches, p.take(keep))]
-    tried = cells.copy()
-    for _ in range(PROBE_ROUNDS):
-        probe, guess = _neighbours(lattice, cells, centres, tried)
-        if len(probe) == 0:
-            break
-        tried = np.concatenate([tried, probe])
-        paxes = local_axes(lattice.homography, probe.astype(np.float64))
-        # a coarse first look (a quarter of the pixels) at every probe, a full one where paint shows
-        first = presence(_cut(work, guess, paxes, size=PATCH // 2))
-        hopeful = first.contrast > MIN_CONTRAST
-        if not hopeful.any():
-            break
-        # recentre on the symbol found, then look again
-        probe, paxes = probe[hopeful], paxes[hopeful]
-        guess = guess[hopeful] + np.einsum("nk,nkd->nd", first.offset[hopeful], paxes)
-        again = _cut(work, guess, paxes)
-        second = presence(again)
-        found = second.found(MIN_CONTRAST)
-        if not found.any():
-            break
-        cells = np.concatenate([cells, probe[found]])
-        centres = np.concatenate([centres, guess[found]])
-        patches = np.concatenate([patches, again[found]])
-        measured.append(measure(again[found], second.take(found)))
-    m = measured[0] if len(measured) == 1 else _concat(measured)
-    return Located(work, scale, lattice, cells, centres, patches, m)
-
-
-def _neighbours(
-    lattice: Lattice, cells: np.ndarray, centres: np.ndarray, tried: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Cells not ``tried`` (K, 2) yet next to occupied ones (sides and corners), and where to look for
-    them (the grid's prediction moved by the neighbours' own offsets from it, which follows a drifting
-    row)."""
-    residual = centres - lattice.point(cells.astype(np.float64))
-    around = (cells[:, None, :] + _AROUND[None]).reshape(-1, 2)
-    source = np.repeat(np.arange(len(cells)), len(_AROUND))
-    fresh = ~np.isin(cell_keys(around), cell_keys(tried))
-    if not fresh.any():
-        return np.zeros((0, 2), np.int64), np.zeros((0, 2))
-    keys, which = np.unique(around[fresh], axis=0, return_inverse=True)
-    which = which.reshape(-1)
-    shift = np.zeros((len(keys), 2))
-    np.add.at(shift, which, residual[source[fresh]])
-    shift /= np.bincount(which, minlength=len(keys))[:, None]
-    return keys.astype(np.int64), lattice.point(keys.astype(np.float64)) + shift
-
-
-_AROUND = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], np.int64)
-
-
-def _concat(parts: list[Measurements]) -> Measurements:
-    return Measurements(
-        *(np.concatenate([getattr(p, f) for p in parts]) for f in Measurements.__dataclass_fields__)
-    )
-
-
-def _register(located: Located, named: Named, known: Board) -> Transform | None:
+def _register(located: Located, named: Named, known: Board, *, alone: bool = False) -> Transform | None:
     """Quarter turns and shift taking the reader's cells onto ``known``'s, and how many known tiles that
-    finds again (None when fewer than three, or no more than the conflicts)."""
+    finds again (None when fewer than three, or no more than the conflicts). A group read ``alone`` (a
+    part of the board's tiles) may find as few as two known tiles when none of its tiles conflicts."""
     if not known:
         return None
     confident = named.confidence >= MIN_CONFIDENCE
@@ -311,7 +329,8 @@ def _register(located: Located, named: Named, known: Board) -> Transform | None:
         if ok
     )
     motion = register(known, seen)
-    if motion.matched < min(3, len(known)) or motion.matched <= motion.conflicts:
+    enough = motion.matched >= min(3, len(known)) or (alone and motion.matched == 2 and not motion.conflicts)
+    if not enough or motion.matched <= motion.conflicts:
         return None
     return motion.turns, motion.shift, motion.matched
 
@@ -320,7 +339,8 @@ def _apply(transform: Transform, cells: np.ndarray) -> np.ndarray:
     from table.board import transform_cell
 
     turns, shift, _ = transform
-    return np.array([transform_cell((int(r), int(c)), shift=shift, turns=turns) for r, c in cells], np.int64)
+    moved = [transform_cell((int(r), int(c)), shift=shift, turns=turns) for r, c in cells]
+    return np.array(moved, np.int64).reshape(-1, 2)
 
 
 def _decide(
@@ -392,14 +412,6 @@ def _geometry(located: Located, transform: Transform | None) -> dict[str, object
         "pitch": round(located.lattice.pitch / located.scale, 3),
         "scale": round(located.scale, 5),
     }
-
-
-def _resize(image: np.ndarray, scale: float) -> np.ndarray:
-    if scale >= 0.999:
-        return image
-    h, w = image.shape[:2]
-    size = (max(round(w * scale), 1), max(round(h * scale), 1))
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 def _check_image(image: object) -> None:

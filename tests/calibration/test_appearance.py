@@ -4,6 +4,8 @@ clearly on photos it cannot learn from."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from calibration import (
     Calibration,
     CalibrationFailed,
     Report,
+    appearance,
     arrangement,
     calibrate_from_photo,
     read_calibrated,
@@ -21,7 +24,7 @@ from calibration.checks import view_changed
 from calibration.lighting import SHIFTS, shift_light
 from table import Board, connect_layout, tileset
 from table.simulate import random_board
-from vision.reading import Reading
+from vision.reading import Reading, Uncertain
 from vision.render import Conditions, Scene, render
 from vision.sources import CameraSettings
 
@@ -167,3 +170,67 @@ def test_dim_glare_and_blur_are_reported() -> None:
     _, report = calibrate_from_photo(shiny, board, tileset=CLASSIC)
     assert any(w.startswith("glare:") for w in report.warnings)
     assert report.photo["clipped"] > 0.05
+
+
+def test_red_and_orange_stay_apart_in_dim_light() -> None:
+    """A tenth of the light (``SHIFTS["dim"]``: noisy, re-compressed) leaves orange's green only a few
+    8-bit levels above the tile body. Paint and body compared in linear light keep red and orange apart:
+    calibrated from a dim photo of the 36 tiles, both keep a margin well clear of the report's "at risk"
+    line of 1 spread (subtracted in 8-bit values, as before, they came out at 1.3 and 1.0), and the reader
+    names every red and orange tile it finds on a dim board of them."""
+    dim = {**CONDITIONS.__dict__, "px_per_tile": 56.0}
+
+    def photo(board: Board, seed: int) -> np.ndarray:
+        scene = Scene(board, "classic", Conditions(**dim), size=SIZE, table_seed=11, seed=seed)
+        return shift_light(render(scene).image, SHIFTS["dim"], seed=seed)
+
+    cal, report = calibrate_from_photo(photo(arrangement(CLASSIC), 1), arrangement(CLASSIC), tileset=CLASSIC)
+    assert report.found == 36
+    for colour in ("red", "orange"):
+        assert report.colour_margins.worst[colour] >= 1.5
+    reds = Board.from_text("Ro Rx Rd Rs Rc Rt / Oo Ox Od Os Oc Ot / Rt Ot Rs Oo Ro Oc / Oc Rc Ox Rx Od Rd")
+    seen = read_calibrated(photo(reds, 2), cal, tileset=CLASSIC)
+    from table.register import register
+
+    moved = register(reds, seen.board).board(seen.board)
+    assert len(moved) >= len(reds) - 1
+    assert all(moved[cell] == reds[cell] for cell in moved)
+
+
+def test_a_calibration_that_cannot_read_its_own_photo_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Learning from tiles the reader then cannot read back on the same photo would make reading worse
+    than the defaults: with only a third of the known tiles read back, calibration is refused."""
+    real = appearance.read_table
+
+    def a_third_read(image: np.ndarray, **kwargs: object) -> Reading:
+        reading = real(image, **kwargs)  # type: ignore[arg-type]
+        keep = reading.tiles[: len(reading.tiles) // 3]
+        lost = tuple(
+            Uncertain(t.placed.row, t.placed.col, "low-confidence") for t in reading.tiles[len(keep) :]
+        )
+        return Reading(keep, reading.uncertain + lost, reading.elapsed_ms, reading.geometry)
+
+    monkeypatch.setattr(appearance, "read_table", a_third_read)
+    with pytest.raises(
+        CalibrationFailed, match="reads only 12 of the 36 known tiles right on the photo itself"
+    ):
+        calibrate_from_photo(_photo(arrangement(CLASSIC)), arrangement(CLASSIC), tileset=CLASSIC)
+
+
+def test_outlines_that_do_not_hold_on_the_photo_are_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outlines learned from a photo are kept only when they name its own tiles, each judged against the
+    outlines learned from the others, at least as well as the edition's defaults: a circle learned where
+    the starburst lies is dropped, and the photo is read back right with the defaults."""
+    from vision.prototypes import Prototypes, default_prototypes
+
+    real = appearance.learn_prototypes
+
+    def misled(*args: object, **kwargs: object) -> Prototypes:
+        learned = real(*args, **kwargs)  # type: ignore[arg-type]
+        wrong = {**learned.outlines, "circle": learned.outlines["starburst"]}
+        return dataclasses.replace(learned, outlines=wrong)
+
+    monkeypatch.setattr(appearance, "learn_prototypes", misled)
+    cal, report = calibrate_from_photo(_photo(arrangement(CLASSIC)), arrangement(CLASSIC), tileset=CLASSIC)
+    assert np.array_equal(cal.prototypes.outlines["circle"], default_prototypes(CLASSIC).outlines["circle"])
+    assert report.read_right == 36

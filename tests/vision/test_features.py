@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from table import Tile, tileset
-from vision.classify import _shape_distance
-from vision.features import CHUNK, RAYS, measure, outline, presence, radial
+from vision.classify import ASYMMETRY_SPREAD, shape_distance
+from vision.features import CHUNK, RAYS, asymmetry, measure, outline, presence, radial, symbol_centre
 from vision.patches import PATCH
 from vision.prototypes import default_prototypes
 from vision.render_tiles import BODY, paint_face
@@ -37,7 +37,7 @@ def test_the_default_outlines_name_every_painted_symbol_at_every_quarter_turn(va
         for k in range(4)
     ]
     m = measure(np.stack(stack))
-    names, distance = _shape_distance(m, prototypes)
+    names, distance = shape_distance(m, prototypes)
     named = [names[i] for i in distance.argmin(axis=1)]
     want = [shape for shape in tiles.shapes for _ in range(8)]
     assert named == want
@@ -83,3 +83,34 @@ def test_presence_take_keeps_the_chosen_patches() -> None:
     one = p.take(np.array([True, False]))
     assert len(one.contrast) == 1 and one.contrast[0] == p.contrast[0]
     assert np.array_equal(measure(patches[:1], one).radial, measure(patches[:1]).radial)
+
+
+def _with_side_face(patch: np.ndarray, colour: tuple[float, float, float]) -> np.ndarray:
+    """The patch with a flat bar of paint along its bottom edge: a leaning cube's side face, whose symbol
+    is seen squashed past the edge of the top face."""
+    out = patch.copy()
+    out[PATCH - 4 : PATCH - 1, 6 : PATCH - 6] = colour
+    return out
+
+
+def test_paint_past_the_face_does_not_move_the_symbols_centre() -> None:
+    clean = _patch(Tile("red", "square"), "classic")
+    patches = np.stack([clean, _with_side_face(clean, (32, 28, 160))])
+    p = presence(patches)
+    assert abs(p.offset[1, 0] - p.offset[0, 0]) > 0.02  # all the paint's centroid is pulled down
+    centre = symbol_centre(p.level, p.offset)
+    assert np.allclose(centre[1], centre[0], atol=0.01)  # the symbol's own is not
+    m = measure(patches)
+    names, distance = shape_distance(m, default_prototypes(tileset("classic")))
+    assert [names[i] for i in distance.argmin(axis=1)] == ["square", "square"]
+
+
+def test_whole_symbols_are_fourfold_and_a_side_face_is_not() -> None:
+    tiles = tileset("classic")
+    whole = measure(
+        np.stack([_patch(Tile("blue", s), "classic", turns=k) for s in tiles.shapes for k in (0, 1)])
+    )
+    assert (asymmetry(whole.radial) < 1.5 * ASYMMETRY_SPREAD).all()
+    u = np.arange(PATCH) - (PATCH - 1) / 2
+    squashed = _level_of((u[:, None] / 4) ** 2 + (u[None, :] / 11) ** 2 < 1)  # a circle seen edge-on
+    assert asymmetry(radial(squashed, np.zeros((1, 2))))[0] > 5 * ASYMMETRY_SPREAD

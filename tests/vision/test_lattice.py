@@ -108,3 +108,29 @@ def test_a_group_half_a_cell_off_is_left_out_rather_than_guessed() -> None:
     placed_right = lattice.placed[len(left) :]
     assert lattice.placed[: len(left)].all()
     assert not placed_right.any()
+
+
+def test_without_joining_only_the_first_group_gets_cells() -> None:
+    left = [(r, c) for r in range(4) for c in range(3)]
+    right = [(r, c) for r in range(4) for c in range(8, 11)]
+    pts = _points(left + right, angle=5.0, pitch=40.0)
+    joined = fit_lattice(pts, np.full(len(pts), 28.0))
+    alone = fit_lattice(pts, np.full(len(pts), 28.0), join=False)
+    assert joined.placed.all()
+    # one group only, the one the tree grew in, with the same cells as in the joined fit
+    assert alone.placed.sum() == len(left)
+    assert alone.placed[: len(left)].all() or alone.placed[len(left) :].all()
+    mine = alone.placed
+    assert _same_up_to_shift(alone.cells[mine], [c for c, m in zip(left + right, mine, strict=True) if m])
+
+
+def test_one_or_two_tiles_beyond_a_wide_gap_are_left_out_but_three_join() -> None:
+    # one or two tiles fit any grid extrapolated across a gap at some shift: they are not placed
+    block = [(r, c) for r in range(4) for c in range(4)]
+    for far, placed in (([(1, 9)], False), ([(1, 9), (2, 9)], False), ([(1, 9), (2, 9), (2, 10)], True)):
+        pts = _points(block + far, angle=3.0, pitch=40.0, skew=0.0004)
+        lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+        assert lattice.placed[: len(block)].all()
+        assert lattice.placed[len(block) :].all() == placed
+        if placed:
+            assert _same_up_to_shift(lattice.cells, block + far)

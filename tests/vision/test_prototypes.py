@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from table import tileset
+from table.codec import board_from_json
 from vision import Prototypes, default_prototypes, learn_prototypes, measure_tiles
 from vision.render import random_scene, render
 
@@ -32,6 +33,20 @@ def test_json_round_trip_keeps_the_outlines() -> None:
     for k, v in p.outlines.items():
         assert np.allclose(back.outlines[k], v, atol=1e-3)
         assert np.allclose(back.outline_spreads[k], p.outline_spreads[k], atol=1e-3)
+
+
+def test_json_round_trip_keeps_the_colour_blind_marks() -> None:
+    p = default_prototypes(tileset("colour-blind"))
+    assert set(p.marks) == set(tileset("colour-blind").colours)
+    back = Prototypes.from_json(p.to_json(), where="p.json")
+    for k, v in p.marks.items():
+        assert np.allclose(back.marks[k], v, atol=1e-3)
+        assert np.allclose(back.mark_spreads[k], p.mark_spreads[k], atol=1e-3)
+    data = p.to_json()
+    del data["mark_spreads"]["red"]
+    with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*mark_spreads"):
+        Prototypes.from_json(data, where="p.json")
+    assert default_prototypes(tileset("classic")).marks == {}
 
 
 def test_herkle_is_named_by_silhouette_and_the_others_by_outline() -> None:
@@ -69,3 +84,28 @@ def test_learning_moves_the_prototypes_to_the_light() -> None:
         assert np.array_equal(learned.outline_spreads[s], base.outline_spreads[s])
     if "starburst" in shapes:  # its eightfold phase says nothing, and stays where it was
         assert learned.outlines["starburst"][1] == base.outlines["starburst"][1]
+
+
+def test_herkle_learns_its_colours_from_the_ordinaries_not_the_field() -> None:
+    """Herkle's reader names an ordinary's paint told from its shield's grey field; calibration learns the
+    colours from that same paint, so a calibrated frame reads as well as an uncalibrated one, and no tile
+    is read wrong."""
+    from vision.evaluate import score_frame
+    from vision.reader import read_table
+
+    tiles = tileset("herkle")
+    options = {"tiles": 20, "hand": 0.0, "light": "warm", "tilt": 0.0, "px_per_tile": 70.0}
+    out = render(random_scene(seed=3, variant="herkle", size=(600, 800), **options))  # type: ignore[arg-type]
+    known_board = board_from_json(out.truth, where="render")
+    measured, known, _ = measure_tiles(out.image, known_board, tileset=tiles)
+    learned = learn_prototypes([(measured, known)], tileset=tiles)
+    base = default_prototypes(tiles)
+    # green is hardly stronger than the grey field: learned from all the paint in the shield it would
+    # come out half grey (a* -42, b* 15 in this photo), learned from the ordinary it stays green
+    assert "green" in {t.colour for t in known}
+    assert np.linalg.norm(learned.colours["green"] - base.colours["green"]) < 2 * base.colour_spread
+    plain = score_frame(read_table(out.image, tileset=tiles), out.truth, layout=None, where="render")
+    calibrated = read_table(out.image, tileset=tiles, calibration=learned)
+    tally = score_frame(calibrated, out.truth, layout=None, where="render")
+    assert tally.wrong + tally.extra == 0
+    assert tally.right >= plain.right - 1 and tally.right >= tally.tiles // 2, tally.summary()

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from table import tileset
-from vision import measure_tiles, read_table
+from vision import measure_tiles, occupied, read_table, reader
+from vision.detect import Blobs, find_blobs
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
 from vision.render import Rendered, Scene, random_scene, render
@@ -33,7 +34,8 @@ def _frame(seed: int, variant: str = "classic", **kw: object) -> tuple[Scene, Re
         options["px_per_tile"] = 34.0  # the whole 16×16 board in the frame
     else:
         options.setdefault("table", "green-felt")
-    scene = random_scene(seed=seed, variant=variant, size=(600, 800), tiles=20, **options)  # type: ignore[arg-type]
+    options.setdefault("tiles", 20)
+    scene = random_scene(seed=seed, variant=variant, size=(600, 800), **options)  # type: ignore[arg-type]
     return scene, render(scene)
 
 
@@ -47,10 +49,58 @@ def test_easy_free_tables_are_read_exactly(variant: str) -> None:
         assert tally.right >= tally.tiles - 1, f"seed {seed}: {tally.summary()}"
 
 
+def test_groups_pulled_apart_at_their_seams_are_joined_where_they_touch() -> None:
+    # tiles pushed together carelessly: gaps of a quarter tile open seams that split the layout in groups
+    _, out = _frame(9, tiles=30, px_per_tile=45.0, gaps=13.0, tilt=10.0, drift=2.0)
+    reading = read_table(out.image, tileset=tileset("classic"))
+    tally = score_frame(reading, out.truth, layout=None, where="render")
+    assert tally.wrong == 0 and tally.extra == 0
+    assert tally.right >= tally.tiles - 2, tally.summary()
+
+
 def test_printed_board_reports_board_cells() -> None:
     scene, out = _frame(0, "connect")
     reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
     assert reading.board == scene.board
+
+
+def test_groups_far_apart_on_a_printed_board_are_read_as_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a steep camera: the groups on the four arms of the board are too far apart for one grid to join
+    # them safely; each is read on its own and registered on the start tiles it holds
+    scene, out = _frame(0, "connect", tilt=20.0, tiles=10)
+    reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
+    tally = score_frame(reading, out.truth, layout=scene.layout, where="render")
+    assert tally.wrong == 0 and tally.extra == 0
+    assert tally.right >= tally.tiles - 2, tally.summary()
+    monkeypatch.setattr(reader, "PARTS", 1)
+    alone = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
+    assert score_frame(alone, out.truth, layout=scene.layout, where="render").right < tally.tiles // 2
+
+
+def test_a_start_tile_the_detector_missed_is_looked_for_on_its_printed_cell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    scene, out = _frame(0, "connect")
+    assert scene.layout is not None
+    cell, tile = sorted(scene.layout.start_tiles.items())[0]
+    corners = next(
+        np.asarray(f["corners"]) for f in out.truth["geometry"]["faces"] if (f["row"], f["col"]) == cell
+    )
+    centre, width = corners.mean(axis=0), float(np.ptp(corners[:, 1]))
+
+    def without_it(q: np.ndarray, **kw: object) -> Blobs:
+        blobs = find_blobs(q, **kw)  # type: ignore[arg-type]
+        scale = q.shape[0] / out.image.shape[0]
+        return blobs.take(np.linalg.norm(blobs.centres - centre * scale, axis=1) > 0.5 * width * scale)
+
+    monkeypatch.setattr(occupied, "find_blobs", without_it)
+    monkeypatch.setattr(occupied, "PROBE_ROUNDS", 0)  # not found next to the tiles read either
+    reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
+    assert reading.board.get(cell) == tile
+    assert reading.board.items() <= scene.board.items()
+    monkeypatch.setattr(reader, "_on_known", lambda located, *_: located)
+    blind = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
+    assert cell not in blind.board
 
 
 def test_geometry_maps_cells_onto_the_tiles() -> None:
