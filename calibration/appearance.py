@@ -15,7 +15,8 @@
 4. keep the view's geometry (tile size, grid, play area) to notice later that the camera moved.
 
 :func:`refine` adds the tiles of a confirmed board (every confirmed turn of the running game can) to the
-prototypes, weighing them against how many tiles taught each prototype so far.
+prototypes, weighing them against how many tiles taught each prototype so far, and keeps the blended
+outlines only where they hold, as calibration does.
 
 Known tiles come as a :class:`table.Board`: a printed board's start tiles (``layout.start_tiles``), a
 confirmed board, or :func:`arrangement`, the 36 distinct tiles laid out in a stated order.
@@ -24,6 +25,7 @@ confirmed board, or :func:`arrangement`, the 36 distinct tiles laid out in a sta
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -192,8 +194,9 @@ def calibrate_from_photo(
             f"only {len(tiles)} of the {len(known)} known tiles were found in the photo (need {MIN_TILES}); "
             "is the whole layout in view, in focus and lit?"
         )
-    learned = learn_prototypes([(measured, tiles)], tileset=tileset)
-    prototypes = _outlines_that_hold(learned, measured, tiles, tileset)
+    prototypes = _outlines_that_hold(
+        lambda m, t: learn_prototypes([(m, t)], tileset=tileset), measured, tiles, tileset
+    )
     reading = read_table(seen, tileset=tileset, layout=layout, calibration=prototypes)
     verdicts, to_known = _verdicts(reading, known, layout)
     geometry = geometry_from_reading(reading.geometry, to_known=to_known, layout=layout)
@@ -246,9 +249,12 @@ def refine(calibration: Calibration, image: np.ndarray, board: Board, *, tileset
     """The calibration with the tiles of a confirmed ``board`` in ``image`` added to its prototypes.
 
     Each class's prototype becomes the weighted mean of the old one (weight: the tiles that taught it, at
-    most :data:`MAX_WEIGHT`) and this photo's tiles of that class; the spreads likewise. The white
-    balance and geometry stay (frames must stay comparable). A photo in which fewer than
-    :data:`MIN_TILES` tiles are found changes nothing.
+    most :data:`MAX_WEIGHT`) and this photo's tiles of that class; the spreads likewise. The blended
+    symbol outlines are kept only where they hold on this photo's tiles, each judged against the blend
+    made without it, at least as well as the edition's defaults (the check :func:`calibrate_from_photo`
+    makes, :func:`_outlines_that_hold`); else the defaults come back. The white balance and geometry
+    stay (frames must stay comparable). A photo in which fewer than :data:`MIN_TILES` tiles are found
+    changes nothing.
     """
     _check_image(image)
     if tileset.name != calibration.tileset:
@@ -261,6 +267,25 @@ def refine(calibration: Calibration, image: np.ndarray, board: Board, *, tileset
         return calibration
     if len(tiles) < MIN_TILES:
         return calibration
+    prototypes = _outlines_that_hold(
+        lambda m, t: _blended(calibration, m, t, tileset), measured, tiles, tileset
+    )
+    before, now = calibration.samples, _counts(tiles)
+    samples = {
+        kind: {k: before[kind].get(k, 0) + now[kind].get(k, 0) for k in set(before[kind]) | set(now[kind])}
+        for kind in ("colours", "shapes")
+    }
+    source = {**calibration.source, "refined": int(calibration.source.get("refined", 0)) + 1}
+    return replace(calibration, prototypes=prototypes, samples=samples, source=source, created="")
+
+
+# --- helpers ---------------------------------------------------------------------------------------------
+
+
+def _blended(
+    calibration: Calibration, measured: Measurements, tiles: list[Tile], tileset: TileSet
+) -> Prototypes:
+    """``calibration``'s prototypes blended with those learned from ``tiles`` (see :func:`refine`)."""
     old = calibration.prototypes
     new = learn_prototypes([(measured, tiles)], tileset=tileset, base=old)
     before, now = calibration.samples, _counts(tiles)
@@ -277,36 +302,31 @@ def refine(calibration: Calibration, image: np.ndarray, board: Board, *, tileset
             }
         elif isinstance(was, float):
             changes[f.name] = float((1 - mix) * was + mix * learned)
-    prototypes = replace(old, **changes)
-    samples = {
-        kind: {k: before[kind].get(k, 0) + now[kind].get(k, 0) for k in set(before[kind]) | set(now[kind])}
-        for kind in ("colours", "shapes")
-    }
-    source = {**calibration.source, "refined": int(calibration.source.get("refined", 0)) + 1}
-    return replace(calibration, prototypes=prototypes, samples=samples, source=source, created="")
-
-
-# --- helpers ---------------------------------------------------------------------------------------------
+    return replace(old, **changes)
 
 
 def _outlines_that_hold(
-    learned: Prototypes, measured: Measurements, tiles: list[Tile], tileset: TileSet
+    learn: Callable[[Measurements, list[Tile]], Prototypes],
+    measured: Measurements,
+    tiles: list[Tile],
+    tileset: TileSet,
 ) -> Prototypes:
-    """``learned``, or with the edition's default outlines back when those name the photo's own tiles
-    better.
+    """What ``learn`` makes of the photo's known ``tiles``, or that with the edition's default outlines
+    back when those name the photo's own tiles better.
 
     A photo shows a few tiles of each shape (six in an arrangement, four on a printed board's start), and
     outlines learned from so few can fit them and not the next photo's. So each tile is judged against
-    the outlines learned from the others (leave one out), and the learned outlines are kept only when
-    their mean margin (nearest other shape minus its own, in spreads) is at least the defaults'.
+    the outlines ``learn`` makes from the others (leave one out), and the learned outlines are kept only
+    when their mean margin (nearest other shape minus its own, in spreads) is at least the defaults'.
     Silhouettes (Herkle's) are kept as learned."""
+    learned = learn(measured, tiles)
     if not learned.outlines:
         return learned
     default = default_prototypes(tileset)
     held_out, defaults = [], []
     for i, tile in enumerate(tiles):
         one, others = measured.take(np.array([i])), np.arange(len(tiles)) != i
-        without = learn_prototypes([(measured.take(others), tiles[:i] + tiles[i + 1 :])], tileset=tileset)
+        without = learn(measured.take(others), tiles[:i] + tiles[i + 1 :])
         held_out.append(shape_margins(one, [tile], without).worst[tile.shape])
         defaults.append(shape_margins(one, [tile], default).worst[tile.shape])
     if np.mean(held_out) >= np.mean(defaults):

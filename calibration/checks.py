@@ -53,11 +53,12 @@ class Margins:
 
 
 def _margins(distance: np.ndarray, names: Sequence[str], labels: Sequence[str]) -> Margins:
-    """Margins from each tile's distance (N, K) to the K prototypes ``names``, for tiles ``labels``."""
+    """Margins from each tile's distance (N, K) to the K prototypes ``names``, for tiles ``labels``; a tile
+    the classifier does not measure (NaN distances: a Herkle tile whose shield is not whole) has none."""
     worst: dict[str, float] = {}
     nearest: dict[str, str] = {}
     for i, label in enumerate(labels):
-        if label not in names:
+        if label not in names or not np.isfinite(distance[i]).all():
             continue
         own = list(names).index(label)
         other = distance[i].copy()
@@ -81,7 +82,9 @@ def colour_margins(m: Measurements, tiles: Sequence[Tile], prototypes: Prototype
 
 
 def shape_margins(m: Measurements, tiles: Sequence[Tile], prototypes: Prototypes) -> Margins:
-    """Separation of the shape prototypes on the calibration tiles, as the classifier measures it."""
+    """Separation of the shape prototypes on the calibration tiles, as the classifier measures it
+    (:func:`vision.classify.shape_distance`: Herkle's ordinaries on their shields, with the frame's "up"
+    voted over ``m``'s tiles)."""
     if not len(m):
         return Margins({}, {})
     names, distance = shape_distance(m, prototypes)

@@ -31,6 +31,7 @@ from vision.prototypes import (
     painted_prototypes,
 )
 from vision.shields import (
+    ShieldView,
     field_colour,
     outline_misfit,
     shield_lightness,
@@ -141,7 +142,7 @@ def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) ->
     """
     n = len(m)
     tiles = tileset(prototypes.tileset)
-    view = view_shields(m.patch, field_colour(m.patch)) if n else None
+    view, found, shape_names, sdist = _on_shields(m, prototypes)
     names = list(prototypes.colours)
     centres = np.array([prototypes.colours[k] for k in names])
     # Which colours are grey is a property of the tiles (their painted model), not of a calibration:
@@ -150,18 +151,11 @@ def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) ->
     neutral = np.array([float(np.hypot(*painted[k][1:3])) < NEUTRAL_CHROMA for k in names])
     colours = [names[0]] * n
     colour_conf, colour_fit = np.zeros(n), np.zeros(n)
-    shape_names = list(tiles.shapes)
     shapes = [shape_names[0]] * n
     shape_conf, shape_fit = np.zeros(n), np.zeros(n)
-    if view is None:
+    if view is None or not len(found):
         return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
-    whole = view.found & (outline_misfit(view.outline, shield_outline(tiles)) <= SHIELD_MISFIT)
-    if not whole.any():
-        return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
-    found = np.flatnonzero(whole)
-    seen = dataclasses.replace(m.take(found), silhouette=view.silhouette[found], paint=view.paint[found])
-    on_shields = dataclasses.replace(prototypes, shapes=shield_templates(tiles), shape_spread=SHIELD_SPREAD)
-    _, sdist = _silhouette_distance(seen, on_shields)
+    seen = dataclasses.replace(m.take(found), paint=view.paint[found])
     hue = np.flatnonzero(~neutral)
     cdist = colour_distance(colour_features(seen, gains), centres[hue])
     cconf = _softmax_best(cdist, prototypes.colour_spread)
@@ -183,13 +177,36 @@ def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) ->
     return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
 
 
+def _on_shields(
+    m: Measurements, prototypes: Prototypes
+) -> tuple[ShieldView | None, np.ndarray, list[str], np.ndarray]:
+    """Herkle: the frame's shields, the indices (F,) of the tiles whose shield is whole, the shape
+    names (K) and those tiles' distances (F, K) in spreads from each ordinary's silhouette on the
+    painted model's shield, the frame's "up" voted over them (:func:`_silhouette_distance`)."""
+    tiles = tileset(prototypes.tileset)
+    names = list(tiles.shapes)
+    none = np.zeros(0, np.intp), names, np.zeros((0, len(names)))
+    if not len(m):
+        return None, *none
+    view = view_shields(m.patch, field_colour(m.patch))
+    whole = view.found & (outline_misfit(view.outline, shield_outline(tiles)) <= SHIELD_MISFIT)
+    if not whole.any():
+        return view, *none
+    found = np.flatnonzero(whole)
+    seen = dataclasses.replace(m.take(found), silhouette=view.silhouette[found])
+    on_shields = dataclasses.replace(prototypes, shapes=shield_templates(tiles), shape_spread=SHIELD_SPREAD)
+    names, distance = _silhouette_distance(seen, on_shields)
+    return view, found, names, distance
+
+
 def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
     """Each tile's distance to each shape's prototype, as the classifier measures it.
 
     By outline descriptor where the prototypes have outlines (each feature in its shape's spread, plus
-    the outline's asymmetry, alike for every shape), else by silhouette with the frame's "up" voted
-    (:func:`_silhouette_distance`; Herkle's reader names ordinaries on their shields instead, see
-    :func:`classify`).
+    the outline's asymmetry, alike for every shape); for Herkle by the ordinary's silhouette on its
+    shield (:mod:`vision.shields`, the frame's "up" voted over the tiles; NaN for a tile whose shield
+    is not whole, which the reader does not name); else by silhouette with the frame's "up" voted
+    (:func:`_silhouette_distance`).
 
     Parameters
     ----------
@@ -205,6 +222,11 @@ def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], 
     distance : ndarray, shape (N, K), float64
         Distances in spreads.
     """
+    if prototypes.tileset == "herkle":
+        _, found, names, on_shields = _on_shields(m, prototypes)
+        distance = np.full((len(m), len(names)), np.nan)
+        distance[found] = on_shields
+        return names, distance
     if prototypes.outlines:
         names = list(prototypes.outlines)
         middle = np.array([prototypes.outlines[k] for k in names])

@@ -234,3 +234,52 @@ def test_outlines_that_do_not_hold_on_the_photo_are_not_kept(monkeypatch: pytest
     cal, report = calibrate_from_photo(_photo(arrangement(CLASSIC)), arrangement(CLASSIC), tileset=CLASSIC)
     assert np.array_equal(cal.prototypes.outlines["circle"], default_prototypes(CLASSIC).outlines["circle"])
     assert report.read_right == 36
+
+
+def test_refine_keeps_blended_outlines_only_where_they_hold(calibrated: tuple[Calibration, Report]) -> None:
+    """Refining blends the photo's outlines into the calibration's, and keeps the blend only when it names
+    the photo's tiles, each judged against the blend made without it, at least as well as the defaults
+    (calibration's own check): a calibration whose circle outline is the starburst's gets the defaults
+    back; a sound one keeps its blend, moved towards the photo."""
+    from vision.prototypes import default_prototypes
+
+    cal, _ = calibrated
+    default = default_prototypes(CLASSIC).outlines
+    board = random_board(24, seed=8)
+    photo = _photo(board, seed=5)
+    sound = refine(cal, photo, board, tileset=CLASSIC)
+    assert not any(np.allclose(sound.prototypes.outlines[s], default[s]) for s in CLASSIC.shapes)
+    assert any(
+        not np.allclose(sound.prototypes.outlines[s], cal.prototypes.outlines[s]) for s in CLASSIC.shapes
+    )
+    outlines = {**cal.prototypes.outlines, "circle": cal.prototypes.outlines["starburst"]}
+    misled = dataclasses.replace(cal, prototypes=dataclasses.replace(cal.prototypes, outlines=outlines))
+    mended = refine(misled, photo, board, tileset=CLASSIC)
+    assert all(np.array_equal(mended.prototypes.outlines[s], default[s]) for s in CLASSIC.shapes)
+    assert mended.source["refined"] == 1
+
+
+def test_herkle_shape_margins_are_the_readers() -> None:
+    """Herkle's reader names ordinaries on their shields (:mod:`vision.shields`), not by the whole tile's
+    silhouette; the shape margins shown after calibrating are measured the same way, so they agree with
+    the names the reader gives the calibration tiles: every shape it reads right on the photo has a
+    positive margin (by the whole tile's silhouette, every one was negative)."""
+    from vision.classify import classify
+    from vision.prototypes import white_balance
+    from vision.reader import measure_tiles
+
+    herkle = tileset("herkle")
+    known = arrangement(herkle)
+    photo = _photo(known, variant="herkle")
+    cal, report = calibrate_from_photo(photo, known, tileset=herkle)
+    m, tiles, _ = measure_tiles(
+        appearance.prepare(photo, cal), known, tileset=herkle, calibration=cal.prototypes
+    )
+    named = classify(m, white_balance(m.body), cal.prototypes)
+    margins = report.shape_margins.worst
+    assert set(margins) == set(herkle.shapes)
+    for shape in herkle.shapes:
+        mine = [i for i, t in enumerate(tiles) if t.shape == shape and named.shape_confidence[i] > 0]
+        assert mine, shape
+        all_right = all(named.shapes[i] == shape for i in mine)
+        assert all_right and margins[shape] > 0, (shape, margins[shape], all_right)
