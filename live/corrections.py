@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from live.turns import Change, Fix
-from table import Cell, Game, GameError, PlacedTile, Tile, TileSet
+from table import Cell, Game, GameError, IllegalPlacementError, PlacedTile, Tile, TileSet
 from table.codec import placement_from_json, tile_from_json
 from table.moves import Play
 
@@ -54,6 +54,22 @@ def corrected(game: Game, fixes: Mapping[Cell, Tile | None]) -> Game:
         new = kept if tile is None else (*kept, PlacedTile(cell[0], cell[1], tile))
         trial.amend(number, Play(tuple(sorted(new))))
     return trial
+
+
+def with_missed(game: Game, cell: Cell, tile: Tile) -> Game:
+    """A copy of ``game`` whose latest placement also holds ``tile`` at ``cell``: the camera missed it."""
+    where = f"({cell[0]},{cell[1]}): no tile there and none read there; nothing to correct"
+    trial = Game.from_json(game.to_json())
+    for turn in reversed(trial.history):
+        if isinstance(turn.move, Play):
+            try:
+                trial.amend(turn.number, Play(tuple(sorted((*turn.move.tiles, PlacedTile(*cell, tile))))))
+            except (GameError, IllegalPlacementError) as err:
+                raise GameError(
+                    f"{where}, nor a tile the camera missed in turn {turn.number}: {err}"
+                ) from err
+            return trial
+    raise GameError(f"{where}, and no placement to add it to")
 
 
 def acceptable(change: Change) -> dict[Cell, Tile | None]:

@@ -5,6 +5,11 @@ frame with the previous one on a small blurred grey copy, after removing the glo
 (slow lighting drift and auto-exposure are not motion). :class:`Settler` then asks for readings once the
 picture has been still for ``quiet`` seconds, and declares the table settled when two readings without a
 hand agree across at least ``hold`` seconds with no motion between them.
+
+What two readings must agree on is not each raw reading but :class:`Evidence`: every reading of the
+table since it last moved, merged. The reader misses a tile in a frame now and then far more often than
+it invents one, and a tile does not come and go without a hand over the table: merged, a tile read in any
+of the latest still frames stays on the table, where two raw readings may well agree on the miss.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from table import Board
+from table import Board, Cell, PlacedTile, Tile
+from table.register import IDENTITY, Registration, register
+from vision.reading import Reading, ReadTile, Uncertain
 
 EPSILON = 1e-6  # seconds: frame times are sums of 1/fps steps, rounding must not cost a frame
 
@@ -112,6 +119,10 @@ class Settler:
         self._candidate = None
         self.settled = None
 
+    def still_for(self, at: float) -> float:
+        """Seconds the picture has been still at ``at`` (infinite before any motion)."""
+        return float("inf") if self._moved_at is None else at - self._moved_at
+
     def wants_reading(self, at: float) -> bool:
         """Whether the frame taken at ``at`` should be read."""
         if self._moved_at is not None and at - self._moved_at < self.quiet - EPSILON:
@@ -139,3 +150,50 @@ class Settler:
             self.settled = self._candidate
             return self.settled
         return None
+
+
+class Evidence:
+    """The latest readings of the table since it last moved, merged into one.
+
+    A cell holds a tile when any of the last ``window`` readings found one there (the reader's common
+    failure is a missed tile, not an invented one), as the latest of them read it. Cells the latest
+    reading could not classify stay uncertain unless a tile is kept there. On a free table each reading
+    is first registered onto the merged one (its origin and quarter turn are the reader's choice per
+    frame); with a printed board (``fixed``) cells are board cells already.
+    """
+
+    def __init__(self, *, window: int = 3) -> None:
+        if window < 1:
+            raise ValueError(f"Evidence: window must be at least 1, got {window}")
+        self.window = window
+        self.reset()
+
+    def reset(self) -> None:
+        """The table moved: start again."""
+        self._boards: list[Board] = []  # the latest readings, in the cells of the first one
+        self._confidence: dict[Cell, float] = {}
+        self._merged = Board()
+        self._registration: Registration = IDENTITY
+
+    def add(self, reading: Reading, *, fixed: bool) -> Reading:
+        """Take one more reading of the still table (no hand over it); return the merged reading, in the
+        cells of the first reading since :meth:`reset`."""
+        if self._boards and not fixed:
+            self._registration = register(self._merged, reading.board, hint=self._registration)
+        moved = self._registration if not fixed else IDENTITY
+        board = moved.board(reading.board)
+        self._confidence.update({moved.cell(t.placed.cell): t.confidence for t in reading.tiles})
+        self._boards = [*self._boards[1 - self.window :], board] if self.window > 1 else [board]
+        tiles: dict[Cell, Tile] = {}
+        for seen in self._boards:  # oldest first: the latest reading of a cell wins
+            tiles.update(seen.items())
+        self._merged = Board(tiles)
+        uncertain = []
+        for u in reading.uncertain:
+            cell = moved.cell((u.row, u.col))
+            if cell not in tiles:
+                uncertain.append(Uncertain(cell[0], cell[1], u.reason))
+        read = tuple(
+            ReadTile(PlacedTile(r, c, t), self._confidence[(r, c)]) for (r, c), t in sorted(tiles.items())
+        )
+        return Reading(read, tuple(uncertain), reading.elapsed_ms)

@@ -10,19 +10,21 @@ as "needs attention" and never guesses.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from table import Board, Cell, PlacedTile, Tile
 from table.codec import board_to_json, tile_to_json
 from table.lines import cell_text
 from table.register import IDENTITY, Registration, register
-from vision.reading import Reading
+from vision.reading import Reading, Uncertain
 
 # Reasons the reader gives for cells that mean "something is moving over the table", not "unreadable".
 BUSY_REASONS = frozenset({"occluded", "hand", "motion", "blur"})
 # Reasons that make a whole reading unusable: its cells are not board cells (the printed board was not found).
 UNUSABLE_REASONS = frozenset({"unregistered"})
+# What a busy reason becomes when the picture has stayed still (see :func:`doubted`).
+STILL_REASON = "hidden-but-still"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,15 @@ def busy(reading: Reading) -> bool:
     """Whether the reader saw a hand or motion over the table, or could not place its cells on the
     printed board: either way the reading cannot settle anything."""
     return any(u.reason in BUSY_REASONS or u.reason in UNUSABLE_REASONS for u in reading.uncertain)
+
+
+def doubted(reading: Reading) -> Reading:
+    """``reading`` with its cells hidden by a hand or motion taken as merely unreadable: for a picture that
+    has stayed still too long for a hand to be there, so that people are asked rather than kept waiting."""
+    uncertain = tuple(
+        Uncertain(u.row, u.col, STILL_REASON) if u.reason in BUSY_REASONS else u for u in reading.uncertain
+    )
+    return replace(reading, uncertain=uncertain)
 
 
 def observe(

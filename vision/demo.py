@@ -28,6 +28,14 @@ from vision.frames import Frame, FrameSource, SourceError
 from vision.render import Conditions, Scene, cells_to_image, random_conditions, render
 from vision.render_hand import SKINS, Hand
 
+# The light drifts all along (in frame time): the lamp's direction swings ±DRIFT_DEGREES as daylight moves
+# round the room (a sine of t / DRIFT_DIRECTION_S: at most 0.25 degrees a second; the renderer puts the
+# lamp's reflection on another tile at every whole degree, so a faster swing makes the reflection hop from
+# tile to tile several times a second, which no real light does), and the exposure breathes by
+# ±DRIFT_EXPOSURE (clouds, the camera's auto-exposure) over a couple of minutes.
+DRIFT_DEGREES, DRIFT_DIRECTION_S = 25.0, 100.0
+DRIFT_EXPOSURE, DRIFT_EXPOSURE_S = 0.07, 26.5
+
 
 @dataclass(frozen=True)
 class TurnRecord:
@@ -221,6 +229,16 @@ class DemoSource(FrameSource):
                 time.sleep(wait)
         return Frame(out.image, index, index / self.fps, {**shot.meta, "truth": out.truth})
 
+    def skip(self) -> tuple[float, dict[str, Any]]:
+        """Let the next frame go by unseen, without rendering it (a camera's frames that arrive while
+        the reader is still busy are dropped): its frame time and its ``meta`` without ``truth``."""
+        if self._shots is None:
+            raise SourceError("demo: the source is not open (use it as a context manager, or call open())")
+        shot = next(self._shots)
+        index = self._index
+        self._index += 1
+        return index / self.fps, dict(shot.meta)
+
     # The script ---------------------------------------------------------------------------------------
     def _film(self) -> Iterator[_Shot]:
         game = 0
@@ -247,10 +265,14 @@ class DemoSource(FrameSource):
 
         def shot(board: Board, phase: str, turn: int, move: TurnRecord | None, hand: Hand | None) -> _Shot:
             nonlocal frame
+            t = frame / self.fps  # the light drifts in seconds, whatever the frame rate
             drift = replace(
                 view,
-                light_direction=(view.light_direction + 25 * math.sin(frame / 37)) % 360,
-                exposure=float(np.clip(view.exposure * (1 + 0.07 * math.sin(frame / 53)), 0.05, 4.0)),
+                light_direction=(view.light_direction + DRIFT_DEGREES * math.sin(t / DRIFT_DIRECTION_S))
+                % 360,
+                exposure=float(
+                    np.clip(view.exposure * (1 + DRIFT_EXPOSURE * math.sin(t / DRIFT_EXPOSURE_S)), 0.05, 4.0)
+                ),
             )
             scene = Scene(
                 board,

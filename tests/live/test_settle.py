@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from live.settle import MotionDetector, Settler
+from live.settle import Evidence, MotionDetector, Settler
+from table import Board
+from vision.reading import Reading, ReadTile, Uncertain
 
 
 def frame(light=1.0, blob=None, seed=0):
@@ -63,3 +65,47 @@ def test_a_settled_table_is_rechecked_now_and_then():
     assert s.wants_reading(2.0)
     s.moved(2.5)
     assert s.settled is None
+
+
+def _read(text, *, shift=(0, 0)):
+    board = Board.from_text(text).transformed(shift=shift)
+    return Reading(tuple(ReadTile(p, 0.9) for p in board.placed))
+
+
+def test_evidence_keeps_a_tile_missed_in_one_reading():
+    evidence = Evidence()
+    assert evidence.add(_read("Ro Rx Rd"), fixed=False).board == Board.from_text("Ro Rx Rd")
+    merged = evidence.add(_read("Ro Rx"), fixed=False)  # the reader missed Rd in this frame
+    assert merged.board == Board.from_text("Ro Rx Rd")
+
+
+def test_evidence_registers_each_reading_onto_the_first():
+    evidence = Evidence()
+    evidence.add(_read("Ro Rx Rd / Bo"), fixed=False)
+    merged = evidence.add(_read("Rx Rd / 1"), fixed=False)  # another origin, two tiles missed
+    assert merged.board == Board.from_text("Ro Rx Rd / Bo")
+
+
+def test_evidence_forgets_a_tile_gone_from_the_latest_readings_and_resets():
+    evidence = Evidence(window=3)
+    evidence.add(_read("Ro Rx Rd"), fixed=True)
+    for _ in range(2):
+        assert evidence.add(_read("Ro Rx"), fixed=True).board == Board.from_text("Ro Rx Rd")
+    assert evidence.add(_read("Ro Rx"), fixed=True).board == Board.from_text("Ro Rx")
+    evidence.add(_read("Ro Rx Rd"), fixed=True)
+    evidence.reset()  # the table moved
+    assert evidence.add(_read("Ro"), fixed=True).board == Board.from_text("Ro")
+    with pytest.raises(ValueError, match="window"):
+        Evidence(window=0)
+
+
+def test_evidence_takes_a_tile_as_last_read_and_keeps_unreadable_cells_without_a_tile():
+    evidence = Evidence()
+    evidence.add(_read("Ro Rx"), fixed=True)
+    reading = Reading(
+        tuple(ReadTile(p, 0.9) for p in Board.from_text("Ro Rs").placed),
+        (Uncertain(0, 1, "low-confidence"), Uncertain(0, 2, "low-confidence")),
+    )
+    merged = evidence.add(reading, fixed=True)
+    assert merged.board == Board.from_text("Ro Rs")
+    assert [(u.row, u.col) for u in merged.uncertain] == [(0, 2)]

@@ -112,3 +112,22 @@ def test_without_loop_the_final_table_stays_in_view() -> None:
     assert all(f.meta["board"] == tail[0].meta["board"] for f in tail)
     looping = _frames(16, max_turns=2, bump_chance=0.0)
     assert looping[-1].meta["game"] == 1
+
+
+def test_skipped_frames_are_not_rendered_but_the_film_and_clock_move_on(monkeypatch) -> None:
+    import vision.demo
+
+    read = _frames(8)
+    rendered: list[Any] = []
+    real = vision.demo.render
+    monkeypatch.setattr(vision.demo, "render", lambda scene: rendered.append(scene) or real(scene))
+    options: dict[str, Any] = {"seed": 2, "size": SIZE, "realtime": False, "settle": 1, "reach": 2}
+    with DemoSource(bump_chance=0.3, **options) as source:
+        skipped = [source.skip() for _ in range(5)]
+        frame = source.read()
+    assert len(rendered) == 1
+    assert [t for t, _ in skipped] == [f.timestamp for f in read[:5]]
+    assert [m for _, m in skipped] == [{k: v for k, v in f.meta.items() if k != "truth"} for f in read[:5]]
+    assert frame.index == 5 and np.array_equal(frame.image, read[5].image)
+    with pytest.raises(SourceError, match="not open"):
+        DemoSource(**options).skip()
