@@ -168,7 +168,8 @@ def rendered_game(
                     break  # the film is over and the service caught up (or never will)
         state = service.state()
         service.close()
-    row = _compare(state, expected, settled_at, published, work)
+    typed = {c["turn"] for c in phone.log if c["why"] == "typed"}
+    row = _compare(state, expected, settled_at, published, work, typed=typed)
     row.update(
         frames=frames,
         rendered=rendered,
@@ -184,7 +185,11 @@ def _compare(
     settled_at: dict[int, float],
     published: dict[int, float],
     work: list[float],
+    *,
+    typed: set[int],
 ) -> dict[str, Any]:
+    """Turns right against the film; latency over the placements the camera scored (not those typed on
+    the phone, nor trades and passes, which a button press publishes before the table settles)."""
     turns = state["turns"]
     right = 0
     wrong: list[dict[str, Any]] = []
@@ -197,7 +202,8 @@ def _compare(
         right += ok
         if not ok:
             wrong.append({"turn": n, "want": want, "got": got["move"] if got else None})
-    latencies = [published[n] - settled_at[n] for n in published if n in settled_at]
+    scored = sorted(n for n in published if n in settled_at and n not in typed)
+    latencies = [published[n] - settled_at[n] for n in scored if expected[n]["kind"] == "play"]
     return {
         "turns": len(expected),
         "right": right,

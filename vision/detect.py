@@ -72,20 +72,21 @@ def strength(image: np.ndarray) -> np.ndarray:
     b, g, r = cv2.split(image)
     hi = cv2.max(cv2.max(b, g), r)
     lo = cv2.min(cv2.min(b, g), r)
-    doubled = cv2.add(hi, hi, dtype=cv2.CV_16U)
-    return np.asarray(cv2.subtract(doubled, lo, dtype=cv2.CV_16U)).clip(0, 255).astype(np.uint8)
+    # 2·hi − lo as hi + (hi − lo): both steps stay in uint8 (hi ≥ lo), the sum saturating at 255
+    return np.asarray(cv2.add(hi, cv2.subtract(hi, lo)))
 
 
-def _isotropy(pixels: np.ndarray, labels: np.ndarray, width: int, n: int) -> np.ndarray:
+def _isotropy(rows: np.ndarray, cols: np.ndarray, labels: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """Per label (n,), the smaller over the larger eigenvalue of its pixels' second moments (1 for a
-    disc or a square, near 0 for a line); ``pixels`` are flat indices into an image ``width`` wide."""
-    rows, cols = np.divmod(pixels, width)
+    disc or a square, near 0 for a line); ``rows`` and ``cols`` are its pixels', ``centres`` (n, 2) the
+    labels' centroids ``(row, col)``."""
+    n = len(centres)
     count = np.maximum(np.bincount(labels, minlength=n), 1)
 
     def mean(v: np.ndarray) -> np.ndarray:
         return np.bincount(labels, v.astype(np.float64), minlength=n) / count
 
-    mr, mc = mean(rows), mean(cols)
+    mr, mc = centres[:, 0], centres[:, 1]
     a = mean(rows * rows) - mr * mr
     b = mean(rows * cols) - mr * mc
     c = mean(cols * cols) - mc * mc
@@ -132,15 +133,22 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     keep[0] = False  # label 0 is the dark background
     # the pixel statistics of the blobs that passed so far: the table or a printed board around the
     # tiles can be most of the picture, and none of it needs looking at
-    ids = np.zeros(n, np.uint16 if n < 65536 else np.float32)  # cv2.dilate takes no 32-bit integers
-    ids[keep] = np.arange(1, int(keep.sum()) + 1)
-    own = np.asarray(np.take(ids, np.asarray(labels)), dtype=ids.dtype)
+    if n <= 256:  # the blobs renumbered by a table lookup, much faster than a gather
+        ids = np.zeros(256, np.uint8)
+        ids[:n][keep] = np.arange(1, int(keep.sum()) + 1)
+        own = np.asarray(cv2.LUT(np.asarray(labels).astype(np.uint8), ids))
+    else:
+        ids = np.zeros(n, np.uint16 if n < 65536 else np.float32)  # cv2.dilate takes no 32-bit integers
+        ids[keep] = np.arange(1, int(keep.sum()) + 1)
+        own = np.asarray(np.take(ids, np.asarray(labels)), dtype=ids.dtype)
     k = int(keep.sum()) + 1
     flat_q = q.ravel()
-    inner = np.flatnonzero(own.ravel())
+    inner = np.flatnonzero(own)
     inner_ids = own.ravel()[inner].astype(np.int64)
     inside = np.bincount(inner_ids, flat_q[inner], minlength=k)
-    isotropy = _isotropy(inner, inner_ids, w, k)
+    rows, cols = np.divmod(inner, w)
+    # OpenCV's centroids are the blobs' exact pixel sums over their areas, as the moments below
+    isotropy = _isotropy(rows, cols, inner_ids, np.concatenate([[[0.0, 0.0]], centroids[keep][:, ::-1]]))
     # mean strength on a two-pixel rim around each blob
     grown = cv2.dilate(own, np.ones((3, 3), np.uint8), iterations=2)
     rim = np.flatnonzero(((grown > 0) & (paint == 0)).ravel())

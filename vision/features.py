@@ -8,6 +8,7 @@ prototypes, and calibration learns prototypes from them.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -92,6 +93,54 @@ class Measurements:
 
 
 @dataclass(frozen=True)
+class _Grid:
+    """The constant masks of an S×S patch (S = ``len(u)``): ``u`` the pixel centres in cells from the middle
+    (-0.5..0.5), ``radius`` the chessboard distance from the middle (S, S), and the masks and flat
+    indices the measurements use."""
+
+    u: np.ndarray
+    radius: np.ndarray
+    inside: np.ndarray  # radius < 0.46: the cell's face, short of its edge
+    edge: np.ndarray  # radius < 0.48
+    band: np.ndarray  # 0.40 < radius < 0.46: just inside the face's edge
+    band_size: int
+    body: np.ndarray  # flat indices of radius > 0.40
+    core: np.ndarray  # flat indices within 0.30 of the middle
+    core_mask: np.ndarray
+    ring: np.ndarray  # radius > 0.38
+    r2: np.ndarray  # squared pixel distance from the middle
+
+
+@functools.cache
+def _grid(s: int) -> _Grid:
+    u = (np.arange(s) + 0.5) / s - 0.5
+    radius = np.maximum(np.abs(u)[:, None], np.abs(u)[None, :])
+    core = np.hypot(u[:, None], u[None, :]) < 0.30
+    band = (radius > 0.40) & (radius < 0.46)
+    px = np.arange(s) - (s - 1) / 2
+    grid = _Grid(
+        u=u,
+        radius=radius,
+        inside=radius < 0.46,
+        edge=radius < 0.48,
+        band=band,
+        band_size=int(band.sum()),
+        body=np.flatnonzero(radius > 0.40),
+        core=np.flatnonzero(core),
+        core_mask=core,
+        ring=radius > 0.38,
+        r2=px[:, None] ** 2 + px[None, :] ** 2,
+    )
+    for value in vars(grid).values():  # shared by every call: never to be written to
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return grid
+
+
+_SQUARE5 = np.ones((5, 5), np.uint8)
+
+
+@dataclass(frozen=True)
 class Presence:
     """The cheap part of the measurements, enough to tell a tile from an empty cell (N patches).
 
@@ -151,28 +200,28 @@ def presence(patches: np.ndarray) -> Presence:
             f"patches must be (N, S, S, 3) uint8, got shape {patches.shape} dtype {patches.dtype}"
         )
     n, s = patches.shape[0], patches.shape[1]
-    q = strength(patches.reshape(n * s, s, 3)).reshape(n, s, s).astype(np.float32)
-    u = (np.arange(s) + 0.5) / s - 0.5
-    radius = np.maximum(np.abs(u)[:, None], np.abs(u)[None, :])
-    core = np.hypot(u[:, None], u[None, :]) < 0.30
-    body_level = _quantile(q[:, radius > 0.40], 0.25)
-    paint_level = _quantile(q[:, core], 0.90)
+    g = _grid(s)
+    q8 = strength(patches.reshape(n * s, s, 3)).reshape(n, s * s)
+    # the quantiles of the uint8 strengths are those of their float copies, found faster
+    body_level = _quantile(q8[:, g.body], 0.25).astype(np.float32)
+    paint_level = _quantile(q8[:, g.core], 0.90).astype(np.float32)
     span = np.maximum(paint_level - body_level, 1.0)
-    level = (q - body_level[:, None, None]) / span[:, None, None]
-    mask = (level > 0.5) & (radius < 0.46)
+    level = (q8.reshape(n, s, s).astype(np.float32) - body_level[:, None, None]) / span[:, None, None]
+    mask = (level > 0.5) & g.inside
     contrast = (paint_level - body_level) / np.maximum(paint_level, 1.0)
-    coverage = mask.mean(axis=(1, 2))
-    area = np.maximum(mask.sum(axis=(1, 2)), 1)
-    offset = np.stack(
-        [(mask * u[:, None]).sum(axis=(1, 2)) / area, (mask * u[None, :]).sum(axis=(1, 2)) / area], axis=1
-    )
+    per_row, per_col = _line_counts(mask)
+    count = per_row.sum(axis=1)
+    coverage = count / (s * s)
+    area = np.maximum(count, 1)
+    # the centroid from the painted pixels per row and per column (sums of multiples of 1/(2s): exact)
+    offset = np.stack([per_row @ g.u / area, per_col @ g.u / area], axis=1)
     dark = level < 0.35
-    frame = _frame_darkness(dark)
-    grown = cv2.dilate(mask.astype(np.uint8).reshape(n * s, s), np.ones((5, 5), np.uint8)).reshape(n, s, s)
-    edge = (grown > 0) & ~mask & (radius < 0.48)
+    frame = _frame_darkness(*_line_counts(dark))
+    grown = cv2.dilate(mask.view(np.uint8).reshape(n * s, s), _SQUARE5).reshape(n, s, s)
+    edge = (grown > 0) & ~mask & g.edge
     rim = (edge & dark).sum(axis=(1, 2)) / np.maximum(edge.sum(axis=(1, 2)), 1)
-    band = (radius > 0.40) & (radius < 0.46)
-    reach = (mask & band).sum(axis=(1, 2)) / max(int(band.sum()), 1)
+    reach = (mask & g.band).sum(axis=(1, 2)) / max(g.band_size, 1)
+    radius = g.radius
     return Presence(contrast, frame, rim, reach, coverage, offset, level, radius)
 
 
@@ -191,17 +240,16 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
     Measurements
     """
     p = found if found is not None else presence(patches)
-    level, radius = p.level, p.radius
-    inner = radius < 0.46
-    solid = (level > 0.75) & inner
-    dark = level < 0.35
-    ring = dark & (radius > 0.38)
+    level = p.level
+    g = _grid(level.shape[1])
+    solid = (level > 0.75) & g.inside
+    ring = (level < 0.35) & g.ring
     paint = _masked_mean(patches, solid)
     body = _masked_mean(patches, ring)
-    silhouette = _centred(np.clip(level, 0, 1) * inner, p.offset)
-    sharpness = _sharpness(level, (level > 0.5) & inner)
+    silhouette = _centred(np.clip(level, 0, 1) * g.inside, p.offset)
+    sharpness = _sharpness(level, (level > 0.5) & g.inside)
     lo = np.minimum(np.minimum(patches[..., 0], patches[..., 1]), patches[..., 2])
-    glare = ((lo > 235) & (radius > 0.38)).mean(axis=(1, 2)) / max(float((radius > 0.38).mean()), 1e-6)
+    glare = ((lo > 235) & g.ring).mean(axis=(1, 2)) / max(float(g.ring.mean()), 1e-6)
     return Measurements(
         paint,
         body,
@@ -228,17 +276,23 @@ def symbol_centre(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
     for the patches where other paint was found, ``offset`` for the others.
     """
     n, s = level.shape[:2]
-    u = (np.arange(s) + 0.5) / s - 0.5
-    core = np.hypot(u[:, None], u[None, :]) < 0.30
-    inner = np.maximum(np.abs(u)[:, None], np.abs(u)[None, :]) < 0.46
+    g = _grid(s)
     out = np.array(offset, np.float64, copy=True)
-    for i in range(n):
-        count, labels = cv2.connectedComponents(((level[i] > 0.5) & inner).astype(np.uint8), connectivity=8)
-        if count <= 2:  # one part of paint (or none): the centroid is the symbol's
-            continue
-        main = np.bincount(labels[core], minlength=count)[1:].argmax() + 1
+    if n == 0:
+        return out
+    # count the parts of paint of all patches in one labelling, the patches stacked with an empty row
+    # after each (no part runs from one into the next); only where there are several are they told apart
+    paint = np.zeros((n, s + 1, s), np.uint8)
+    paint[:, :s] = (level > 0.5) & g.inside
+    count, labels = cv2.connectedComponents(paint.reshape(n * (s + 1), s), connectivity=8)
+    labels = labels.reshape(n, -1)
+    lowest = np.where(labels > 0, labels, count).min(axis=1)
+    # one part of paint (or none): the centroid is the symbol's
+    for i in np.flatnonzero(lowest < labels.max(axis=1)):
+        count, labels = cv2.connectedComponents(paint[i, :s], connectivity=8)
+        main = np.bincount(labels[g.core_mask], minlength=count)[1:].argmax() + 1
         rows, cols = np.nonzero(labels == main)
-        out[i] = (u[rows].mean(), u[cols].mean())
+        out[i] = (g.u[rows].mean(), g.u[cols].mean())
     return out
 
 
@@ -314,72 +368,107 @@ def profiles(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tupl
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     if n == 0:
         return np.zeros((0, rays), np.float32), np.zeros((0, rays), np.float32)
-    steps = max(round(REACH * s * 2), 4)  # half-pixel steps
-    t = (np.arange(steps, dtype=np.float32) + 0.5) * (REACH * s / steps)
-    a = np.arange(rays, dtype=np.float32) * np.float32(2 * np.pi / rays)
+    down, across = _rays(s, rays)  # (steps, rays): each sample's offset from the centre, pixels
+    steps = len(down)
     centre = (s - 1) / 2 + np.asarray(offset, np.float32) * s  # (N, 2) (row, col) pixels
-    rows = centre[:, 0, None, None] + np.sin(a)[None, :, None] * t[None, None, :]
-    cols = centre[:, 1, None, None] + np.cos(a)[None, :, None] * t[None, None, :]
-    rows = np.clip(rows, 0, s - 1) + (np.arange(n, dtype=np.float32) * s)[:, None, None]
+    # the samples step by step (steps, N, rays), so that the running minima and maxima along the rays
+    # below are a few operations on whole rows
+    rows = centre[None, :, 0, None] + down[:, None, :]
+    cols = centre[None, :, 1, None] + across[:, None, :]
+    rows = np.clip(rows, 0, s - 1) + (np.arange(n, dtype=np.float32) * s)[None, :, None]
     cols = np.clip(cols, 0, s - 1)
     stacked = np.ascontiguousarray(level.reshape(n * s, s), dtype=np.float32)
-    v = remap(stacked, rows.reshape(n * rays, steps), cols.reshape(n * rays, steps)).reshape(n, rays, steps)
+    v = remap(stacked, rows.reshape(steps, n * rays), cols.reshape(steps, n * rays))
     v = np.clip(v, 0.0, 1.0)
     # the paint starts where a ray is first fully in it (its edge with a hole is only half paint)
-    full = np.maximum(0.9 * v.max(axis=2, keepdims=True), 0.5)
-    started = np.maximum.accumulate(v >= full, axis=2)
-    r = np.minimum.accumulate(np.where(started, v, 1.0), axis=2).sum(axis=2)
-    hole = (1.0 - np.maximum.accumulate(np.clip(v / full, 0.0, 1.0), axis=2)).sum(axis=2)
+    full = np.maximum(0.9 * v.max(axis=0), 0.5)
+    started = v >= full
+    holed = np.clip(v / full, 0.0, 1.0)
+    for k in range(1, steps):  # running along the rays, in place
+        np.logical_or(started[k - 1], started[k], out=started[k])
+        np.maximum(holed[k - 1], holed[k], out=holed[k])
+    solid = np.where(started, v, np.float32(1.0))
+    for k in range(1, steps):
+        np.minimum(solid[k - 1], solid[k], out=solid[k])
+    # summed along each ray in its own order (the same float32 sums whatever the layout above)
+    r = np.ascontiguousarray(solid.T).sum(axis=1).reshape(n, rays)
+    hole = np.ascontiguousarray((1.0 - holed).T).sum(axis=1).reshape(n, rays)
     mean = np.maximum(r.mean(axis=1, keepdims=True), 1e-6)
     return np.asarray(r / mean, np.float32), np.asarray(hole / mean, np.float32)
 
 
+@functools.cache
+def _rays(s: int, rays: int) -> tuple[np.ndarray, np.ndarray]:
+    """The row and column offsets (steps, rays), float32, of the samples along :func:`profiles`' rays
+    from a symbol's centre, in pixels of an S×S patch: half-pixel steps out to REACH cells."""
+    steps = max(round(REACH * s * 2), 4)
+    t = (np.arange(steps, dtype=np.float32) + 0.5) * (REACH * s / steps)
+    a = np.arange(rays, dtype=np.float32) * np.float32(2 * np.pi / rays)
+    down, across = np.sin(a)[None, :] * t[:, None], np.cos(a)[None, :] * t[:, None]
+    down.flags.writeable = across.flags.writeable = False
+    return down, across
+
+
 def _quantile(values: np.ndarray, fraction: float) -> np.ndarray:
-    """The ``fraction`` quantile of each row of (N, K) values (the nearest rank, by partition)."""
+    """The ``fraction`` quantile of each row of (N, K) uint8 values (the nearest rank; NumPy's stable
+    sort of 8-bit values is a radix sort, faster than a partition)."""
     k = min(round(fraction * (values.shape[1] - 1)), values.shape[1] - 1)
-    return np.asarray(np.partition(values, k, axis=1)[:, k])
+    return np.asarray(np.sort(values, axis=1, kind="stable")[:, k])
 
 
 def _masked_mean(px: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    w = mask.astype(np.float32)
+    """Mean BGR (N, 3) of each patch's pixels (N, S, S, 3) under its mask (N, S, S): the float32 sums of
+    whole 8-bit values stay exact (below 2**24), whatever order they are added in."""
+    n = len(px)
+    w = mask.reshape(n, 1, -1).astype(np.float32)
     total = w.sum(axis=(1, 2))
-    out = np.einsum("nij,nijc->nc", w, px.astype(np.float32)) / np.maximum(total, 1)[:, None]
+    out = (w @ px.reshape(n, -1, 3).astype(np.float32))[:, 0] / np.maximum(total, 1)[:, None]
     return np.asarray(out, dtype=np.float64)
 
 
-def _frame_darkness(dark: np.ndarray) -> np.ndarray:
+def _line_counts(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How many pixels of each patch's mask (N, S, S) are set in each row and in each column: two
+    (N, S) int64 arrays (counted as float32 matrix products, exact below 2**24)."""
+    ones = np.ones(mask.shape[1], np.float32)
+    m = mask.astype(np.float32)
+    return (m @ ones).astype(np.int64), (ones @ m).astype(np.int64)
+
+
+def _frame_darkness(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """How dark the frame is on its three darkest sides (the fraction of the third darkest side): a tall
-    tile seen at an angle may show the table past one edge of its top face, never past three."""
-    s = dark.shape[1]
+    tile seen at an angle may show the table past one edge of its top face, never past three. ``rows``
+    and ``cols`` (N, S) count the dark pixels in each row and column of the patches."""
+    s = rows.shape[1]
     k = max(round(s * 0.1), 1)
-    sides = [dark[:, :k, :], dark[:, -k:, :], dark[:, :, :k], dark[:, :, -k:]]
-    return np.asarray(np.sort([side.mean(axis=(1, 2)) for side in sides], axis=0)[1])
+    sides = [rows[:, :k], rows[:, -k:], cols[:, :k], cols[:, -k:]]
+    return np.asarray(np.sort([side.sum(axis=1) / (k * s) for side in sides], axis=0)[1])
 
 
 def _centred(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
     """Each silhouette moved so its centroid is in the middle and scaled to a fixed spread (root mean
     square radius), then shrunk to MASK×MASK: shape without size or position."""
     n, s = level.shape[:2]
-    u = np.arange(s) - (s - 1) / 2
-    r2 = u[:, None] ** 2 + u[None, :] ** 2
+    flat = level.reshape(n, s * s)
+    total = np.maximum(flat.sum(axis=1).astype(np.float64), 1e-6)
+    cy, cx = offset[:, 0] * s, offset[:, 1] * s
+    moment = (flat * _grid(s).r2.reshape(-1)).sum(axis=1)  # each row summed as one patch alone would be
+    spread = np.sqrt(np.maximum(moment / total - cy * cy - cx * cx, 1.0))
+    k = SPREAD * MASK / spread
+    centre = (s - 1) / 2
+    m = np.zeros((n, 2, 3))
+    m[:, 0, 0] = m[:, 1, 1] = k
+    m[:, 0, 2] = (MASK - 1) / 2 - k * (centre + cx)
+    m[:, 1, 2] = (MASK - 1) / 2 - k * (centre + cy)
     out = np.empty((n, MASK, MASK), np.float32)
     for i in range(n):
-        w = level[i]
-        total = max(float(w.sum()), 1e-6)
-        cy, cx = offset[i, 0] * s, offset[i, 1] * s
-        spread = np.sqrt(max(float((w * r2).sum()) / total - cy * cy - cx * cx, 1.0))
-        k = SPREAD * MASK / spread
-        centre = (s - 1) / 2
-        m = np.array([[k, 0, (MASK - 1) / 2 - k * (centre + cx)], [0, k, (MASK - 1) / 2 - k * (centre + cy)]])
-        out[i] = cv2.warpAffine(w.astype(np.float32), m, (MASK, MASK), flags=cv2.INTER_AREA)
+        out[i] = cv2.warpAffine(level[i], m[i], (MASK, MASK), flags=cv2.INTER_AREA)
     return out
 
 
 def _sharpness(level: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Mean gradient of the normalised strength across the symbol's edge (about 0.5 per pixel when sharp
     at the patch's resolution, falling as blur widens the edge)."""
-    gy = np.abs(np.diff(level, axis=1))[:, :, :-1]
-    gx = np.abs(np.diff(level, axis=2))[:, :-1, :]
-    g = np.maximum(gx, gy)
+    top = level[:, :-1, :-1]
+    g = np.maximum(np.abs(level[:, :-1, 1:] - top), np.abs(level[:, 1:, :-1] - top))
     edge = g > 0.1
     return np.asarray((g * edge).sum(axis=(1, 2)) / np.maximum(edge.sum(axis=(1, 2)), 1))

@@ -223,19 +223,20 @@ def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
         _, i, j = heapq.heappop(heap)
         if placed[j]:
             continue
-        frac = _solve(bases[i], pts[j] - pts[i])
-        step = np.round(frac).astype(np.int64)
-        if np.abs(frac - step).max() > OFF_GRID:
+        fr, fc = _solve(bases[i], pts[j] - pts[i]).tolist()
+        sr, sc = round(fr), round(fc)  # to even, as np.round
+        if max(abs(fr - sr), abs(fc - sc)) > OFF_GRID:
             continue
-        cell = (int(cells[i, 0] + step[0]), int(cells[i, 1] + step[1]))
-        if cell in taken or (step == 0).all():
+        cell = (int(cells[i, 0]) + sr, int(cells[i, 1]) + sc)
+        if cell in taken or sr == sc == 0:
             continue
         cells[j] = cell
         placed[j] = True
         taken[cell] = j
         bases[j] = _local_basis(pts, cells, placed, near[j], j, bases[i])
-        for k in np.nonzero(near[j] & ~placed)[0]:
-            heapq.heappush(heap, (float(d[j, k]), j, int(k)))
+        nearby = np.nonzero(near[j] & ~placed)[0]
+        for dist, k in zip(d[j, nearby].tolist(), nearby.tolist(), strict=True):
+            heapq.heappush(heap, (dist, j, k))
     return cells, placed, bases
 
 
@@ -255,7 +256,7 @@ def _root_basis(pts: np.ndarray, dist: np.ndarray, root: int, basis: np.ndarray)
 
 def _solve(m: np.ndarray, v: np.ndarray) -> np.ndarray:
     """``m⁻¹ v`` for a 2×2 ``m`` (v: (2,) or (2, K)), in closed form (np.linalg is slow on tiny systems)."""
-    a, b, c, e = float(m[0, 0]), float(m[0, 1]), float(m[1, 0]), float(m[1, 1])
+    a, b, c, e = np.asarray(m, np.float64).ravel().tolist()
     det = a * e - b * c
     return np.asarray((np.array([[e, -b], [-c, a]]) @ v) / det)
 
@@ -270,11 +271,14 @@ def _local_basis(  # noqa: PLR0917 (the tree's state, passed along as it is)
     if len(k) < 2:
         return parent
     dc = (cells[k] - cells[j]).astype(np.float64)
-    if abs(np.linalg.det(dc.T @ dc)) < 0.5:
+    normal = dc.T @ dc  # whole numbers: its determinant is a whole number, exactly (0: collinear steps)
+    a, b, c, e = normal.ravel().tolist()
+    if abs(a * e - b * c) < 0.5:
         return parent
     di = pts[k] - pts[j]
-    fitted = _solve(dc.T @ dc, dc.T @ di).T
-    change = np.abs(fitted - parent).max() / np.abs(parent).max()
+    fitted = _solve(normal, dc.T @ di).T
+    new, old = fitted.ravel().tolist(), parent.ravel().tolist()
+    change = max(abs(x - y) for x, y in zip(new, old, strict=True)) / max(abs(y) for y in old)
     return fitted if change < 0.2 else parent
 
 

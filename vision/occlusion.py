@@ -68,14 +68,18 @@ def covered_cells(work: np.ndarray, lattice: Lattice, occupied: np.ndarray, gain
     axes = local_axes(lattice.homography, cells.astype(np.float64))
     edge = inside_fraction(work.shape[:2], centres, axes) < 0.99
     patches = cut_patches(work, centres, axes, size=SIDE, span=0.8).astype(np.float32)
-    colour = patches.reshape(len(patches), -1, 3).mean(axis=1)
+    # each patch's mean colour: float32 sums of whole 8-bit values are exact in any order
+    pixels = patches.reshape(len(patches), -1, 3)
+    colour = (np.ones(pixels.shape[1], np.float32) @ pixels) / np.float32(pixels.shape[1])
     balanced = np.clip(colour / gains / 255.0, 0, 1).astype(np.float32)
     lab = cv2.cvtColor(balanced[None], cv2.COLOR_BGR2LAB)[0] * np.array([0.5, 1.0, 1.0], np.float32)
     reference = lab[:: max(len(lab) // SAMPLE, 1)]  # an even sample of the cells stands for all of them
-    distance = np.linalg.norm(lab[:, None] - reference[None], axis=2)
+    # Euclidean distances (N, K), channel by channel
+    step = [lab[:, None, k] - reference[None, :, k] for k in range(3)]
+    distance = np.sqrt(step[0] * step[0] + step[1] * step[1] + step[2] * step[2])
     body = (colour.min(axis=1) < BODY) & (np.hypot(lab[:, 1], lab[:, 2]) < NEUTRAL)  # a tile's black
     unlike = ((distance < SAME).mean(axis=1) < RARE) & ~body
-    taken = {(int(r), int(c)) for r, c in occupied}
+    taken = set(map(tuple, np.asarray(occupied).tolist()))
     keep = {c for g in _groups(cells[unlike], {tuple(c) for c in cells[unlike & edge].tolist()}) for c in g}
     out = [c for c in keep if any((c[0] + dr, c[1] + dc) in taken for dr in (-1, 0, 1) for dc in (-1, 0, 1))]
     return np.array(sorted(out), np.int64).reshape(-1, 2)

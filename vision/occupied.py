@@ -173,8 +173,9 @@ def _neighbours(
     fresh = ~np.isin(cell_keys(around), cell_keys(tried))
     if not fresh.any():
         return np.zeros((0, 2), np.int64), np.zeros((0, 2))
-    keys, which = np.unique(around[fresh], axis=0, return_inverse=True)
-    which = which.reshape(-1)
+    # the distinct cells, sorted (their keys sort as the cells do), and which of them each one is
+    _, first, which = np.unique(cell_keys(around[fresh]), return_index=True, return_inverse=True)
+    keys, which = around[fresh][first], which.reshape(-1)
     shift = np.zeros((len(keys), 2))
     np.add.at(shift, which, residual[source[fresh]])
     shift /= np.bincount(which, minlength=len(keys))[:, None]

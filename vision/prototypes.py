@@ -332,24 +332,31 @@ def painted_prototypes(tiles: TileSet) -> Prototypes:
 
 
 def painted_patches(tiles: TileSet) -> tuple[np.ndarray, list[Tile]]:
-    """One cell patch (PATCH×PATCH BGR uint8, stacked (N, PATCH, PATCH, 3)) per tile of the set, painted
-    by the renderer's face painter square-on in daylight on the body colour, and the tiles in order."""
+    """One cell patch per tile of the set (:func:`paint_patches`, flawless), and the tiles in order."""
+    every = list(tiles.tiles())
+    return paint_patches(every, variant=tiles.name, rng=np.random.default_rng(0)), every
+
+
+def paint_patches(
+    tiles: Sequence[Tile], *, variant: str, rng: np.random.Generator, imperfection: float = 0.0
+) -> np.ndarray:
+    """Cell patches (PATCH×PATCH BGR uint8, stacked (N, PATCH, PATCH, 3)), one per tile, each painted by
+    the renderer's face painter square-on in daylight on the body colour; ``imperfection`` (0..1) as
+    :func:`vision.render_tiles.paint_face` takes it."""
     from vision.render_tiles import BODY, paint_face
 
-    rng = np.random.default_rng(0)
-    every = list(tiles.tiles())
     face = round(PATCH * 29 / 30.5)
     at = (PATCH - face) // 2
-    stack = np.empty((len(every), PATCH, PATCH, 3), np.uint8)
-    for i, tile in enumerate(every):
+    stack = np.empty((len(tiles), PATCH, PATCH, 3), np.uint8)
+    for i, tile in enumerate(tiles):
         patch = np.empty((PATCH, PATCH, 3), np.float32)
         patch[:] = BODY
-        painted = paint_face(tile, variant=tiles.name, size=face, rng=rng, imperfection=0.0)
+        painted = paint_face(tile, variant=variant, size=face, rng=rng, imperfection=imperfection)
         alpha = painted[..., 3:].astype(np.float32) / 255
         window = patch[at : at + face, at : at + face]
         window[:] = painted[..., :3] * alpha + window * (1 - alpha)
         stack[i] = np.clip(patch, 0, 255).astype(np.uint8)
-    return stack, every
+    return stack
 
 
 def mark_descriptor(hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

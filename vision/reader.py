@@ -42,6 +42,8 @@ MIN_CONFIDENCE = 0.6
 MAX_FIT = 5.0
 #: With a printed board, the tiles are read in at most this many parts (see :func:`_registered`).
 PARTS = 6
+#: A registration onto known tiles finds more than this many times as many as it contradicts.
+AGREEMENT = 2
 
 
 def read_table(
@@ -318,8 +320,9 @@ def locate(image: np.ndarray, *, diagonal: bool = False) -> Located | None:
 
 def _register(located: Located, named: Named, known: Board, *, alone: bool = False) -> Transform | None:
     """Quarter turns and shift taking the reader's cells onto ``known``'s, and how many known tiles that
-    finds again (None when fewer than three, or no more than the conflicts). A group read ``alone`` (a
-    part of the board's tiles) may find as few as two known tiles when none of its tiles conflicts."""
+    finds again (None when fewer than three, or no more than AGREEMENT times the known tiles it contradicts:
+    a few misnamed tiles can line up with the known ones by chance). A group read ``alone`` (a part of the
+    board's tiles) may find as few as two known tiles when none of its tiles conflicts."""
     if not known:
         return None
     confident = named.confidence >= MIN_CONFIDENCE
@@ -330,7 +333,7 @@ def _register(located: Located, named: Named, known: Board, *, alone: bool = Fal
     )
     motion = register(known, seen)
     enough = motion.matched >= min(3, len(known)) or (alone and motion.matched == 2 and not motion.conflicts)
-    if not enough or motion.matched <= motion.conflicts:
+    if not enough or motion.matched <= AGREEMENT * motion.conflicts:
         return None
     return motion.turns, motion.shift, motion.matched
 

@@ -22,7 +22,10 @@ def test_killed_services_resume_the_game_exactly():
         timeout=300,
         check=False,
     )
-    report = json.loads(done.stdout.strip().splitlines()[-1])
-    assert report["kills"] >= 3
-    assert report["all_equal"], report["detail"]
-    assert done.returncode == 0
+    said = f"exit {done.returncode}; stderr: {done.stderr[-2000:]}"  # shown if anything below fails
+    lines = done.stdout.strip().splitlines()
+    assert lines, said
+    report = json.loads(lines[-1])
+    assert report["kills"] >= 3, said
+    assert report["all_equal"], (report["detail"], said)
+    assert done.returncode == 0, said

@@ -14,26 +14,15 @@ from vision import render_tiles
 from vision.classify import classify
 from vision.features import measure
 from vision.patches import PATCH
-from vision.prototypes import default_prototypes
+from vision.prototypes import default_prototypes, paint_patches
 from vision.reader import MAX_FIT, MIN_CONFIDENCE
-from vision.render_tiles import BODY, paint_face
+from vision.render_tiles import BODY
 
 
 def _patches(tiles: list[Tile], variant: str, *, turns: int = 0, seed: int = 1) -> np.ndarray:
     """One cell patch per tile, square-on, the face turned ``turns`` quarter turns in the grid's axes."""
-    rng = np.random.default_rng(seed)
-    face = round(PATCH * 29 / 30.5)
-    at = (PATCH - face) // 2
-    out = np.empty((len(tiles), PATCH, PATCH, 3), np.uint8)
-    for i, tile in enumerate(tiles):
-        patch = np.empty((PATCH, PATCH, 3), np.float32)
-        patch[:] = BODY
-        painted = paint_face(tile, variant=variant, size=face, rng=rng, imperfection=0.3)
-        alpha = painted[..., 3:].astype(np.float32) / 255
-        window = patch[at : at + face, at : at + face]
-        window[:] = painted[..., :3] * alpha + window * (1 - alpha)
-        out[i] = np.rot90(np.clip(patch, 0, 255).astype(np.uint8), turns)
-    return out
+    painted = paint_patches(tiles, variant=variant, rng=np.random.default_rng(seed), imperfection=0.3)
+    return np.rot90(painted, turns, axes=(1, 2)).copy()
 
 
 def _named(tiles: list[Tile], variant: str, turns: int = 0) -> list[tuple[str, str, float]]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from functools import cache
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from table import tileset
+from table import Board, Tile, tileset
 from vision import measure_tiles, occupied, read_table, reader
+from vision.classify import Named
 from vision.detect import Blobs, find_blobs
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
@@ -157,3 +159,38 @@ def test_measure_tiles_finds_the_known_tiles() -> None:
 def test_bad_images_are_refused_with_a_message(image: np.ndarray, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         read_table(image, tileset=tileset("classic"))
+
+
+def _named(tiles: list[Tile]) -> Named:
+    n = len(tiles)
+    ones, zeros = np.ones(n), np.zeros(n)
+    return Named([t.colour for t in tiles], [t.shape for t in tiles], ones, ones, zeros, zeros)
+
+
+def test_a_registration_the_read_tiles_contradict_too_often_is_refused() -> None:
+    known = Board.from_text("Ro 1 Gx 1 Bd / / Os 1 Yc 1 Pt")
+    cells = [(0, 0), (0, 2), (0, 4), (2, 0), (2, 2)]
+    agreeing = [known[c] for c in cells]
+    located = SimpleNamespace(cells=np.array(cells))
+    # three found again, two contradicted: as likely a chance alignment of misread tiles
+    contradicted = [*agreeing[:3], Tile("red", "starburst"), Tile("red", "clover")]
+    assert reader._register(located, _named(contradicted), known) is None  # type: ignore[arg-type]
+    # four found again, one contradicted: registered
+    mostly = [*agreeing[:4], Tile("red", "clover")]
+    assert reader._register(located, _named(mostly), known) == (0, (0, 0), 4)  # type: ignore[arg-type]
+
+
+def test_a_part_misregistered_on_a_few_start_tiles_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a camera tilted 25° in dim light: the first grid's 21 tiles, misread in places, line up with five
+    # start tiles under a wrong shift while contradicting three; refused, the tiles are read in parts
+    # that each register on the start tiles they hold
+    scene = random_scene(seed=2196431745, variant="connect", size=(768, 1024))
+    out = render(scene)
+    reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
+    tally = score_frame(reading, out.truth, layout=scene.layout, where="render")
+    assert tally.wrong == tally.extra == 0
+    assert tally.right >= tally.tiles - 4, tally.summary()
+    monkeypatch.setattr(reader, "AGREEMENT", 1)
+    loose = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
+    worse = score_frame(loose, out.truth, layout=scene.layout, where="render")
+    assert worse.wrong + worse.extra > 0 and worse.right < tally.right, worse.summary()

@@ -8,7 +8,8 @@ import pytest
 from table import Tile, tileset
 from vision.classify import SHIELD_MISFIT
 from vision.patches import PATCH
-from vision.render_tiles import BODY, HERKLE_FIELD, PAINT, paint_face
+from vision.prototypes import paint_patches
+from vision.render_tiles import BODY, HERKLE_FIELD, PAINT
 from vision.shields import field_colour, outline_misfit, shield_outline, view_shields
 
 HERKLE = tileset("herkle")
@@ -16,19 +17,7 @@ HERKLE = tileset("herkle")
 
 def _patches(tiles: list[Tile], *, seed: int = 2) -> np.ndarray:
     """One cell patch per tile, the face painted square-on on the body colour (a little imperfect)."""
-    rng = np.random.default_rng(seed)
-    face = round(PATCH * 29 / 30.5)
-    at = (PATCH - face) // 2
-    out = np.empty((len(tiles), PATCH, PATCH, 3), np.uint8)
-    for i, tile in enumerate(tiles):
-        patch = np.empty((PATCH, PATCH, 3), np.float32)
-        patch[:] = BODY
-        painted = paint_face(tile, variant="herkle", size=face, rng=rng, imperfection=0.3)
-        alpha = painted[..., 3:].astype(np.float32) / 255
-        window = patch[at : at + face, at : at + face]
-        window[:] = painted[..., :3] * alpha + window * (1 - alpha)
-        out[i] = np.clip(patch, 0, 255).astype(np.uint8)
-    return out
+    return paint_patches(tiles, variant="herkle", rng=np.random.default_rng(seed), imperfection=0.3)
 
 
 def test_the_field_is_the_shields_grey_even_beside_the_table() -> None:
