@@ -50,7 +50,7 @@ from vision.reading import Reading, ReadTile, Uncertain
 LATENCY_TARGET_S = 1.0
 FPS = 4.0  # the camera's frame rate in the rendered games
 SIZE = (960, 1280)  # the rendered frames, H×W: what the Pi camera gives the service
-PATIENCE = 12  # frames the rendered players wait for the scoreboard before they play on regardless
+PATIENCE = 24  # frames (6 s at 4 fps) the players wait for the scoreboard before they play on regardless
 
 
 def scripted_games(games: int, *, seed: int = 1000, limit: int | None = 40) -> dict[str, Any]:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PRESSES = ("trade", "reroll", "pass", "draw")  # the moves a camera cannot see: a phone button each
-TYPE_AFTER = 12  # settled frames the players wait before typing (3 s at 4 fps: after the 2 s re-read)
+TYPE_AFTER = 9  # settled frames the players wait before typing (2.25 s at 4 fps: after the 2 s re-read)
 
 
 class DemoPhone:
