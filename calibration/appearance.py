@@ -380,17 +380,19 @@ def _measure(image: np.ndarray, known: Board, tileset: TileSet) -> tuple[Measure
     try:
         measured, tiles, _ = measure_tiles(image, known, tileset=tileset)
     except ValueError:
-        return _measure_by_position(image, known)
+        return _measure_by_position(image, known, tileset)
     if len(tiles) >= MIN_TILES:
         return measured, tiles
-    by_position = _measure_by_position(image, known)
+    by_position = _measure_by_position(image, known, tileset)
     return by_position if len(by_position[1]) > len(tiles) else (measured, tiles)
 
 
-def _measure_by_position(image: np.ndarray, known: Board) -> tuple[Measurements, list[Tile]]:
+def _measure_by_position(
+    image: np.ndarray, known: Board, tileset: TileSet
+) -> tuple[Measurements, list[Tile]]:
     """Match read cells to ``known`` by the pattern they form alone, turned upright by the grid's angle:
     only when the photo shows exactly the known cells (a user's arrangement, nothing else in view)."""
-    located = locate(image)
+    located = locate(image, tileset=tileset.name, shields=False)
     if located is None:
         return _empty(), []
     turns = round(located.lattice.angle / 90.0) % 4

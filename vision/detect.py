@@ -5,21 +5,33 @@ detector works on a *strength* image that is high for paint and low for the blac
 ``Q = min(255, 2·max(B, G, R) − min(B, G, R))`` (white, colours and grey all score high; dark green or
 blue still beat the body by a wide margin because chroma counts twice). A pixel is *paint* when its
 strength is above a fraction of the local mean; a blob of paint whose outer rim is much darker than its
-inside is a symbol candidate. No size, colour or table constant is involved: the lattice fit
-(:mod:`vision.lattice`) decides which candidates are tiles.
+inside is a symbol candidate. Where a tile's body is lit almost as bright as the local mean it passes for
+paint and joins its symbol to the table; at a higher fraction the symbol stands apart (``Blobs.apart``:
+evidence for the probes, not points to fit the grid through). No size, colour or table constant is
+involved: the lattice fit (:mod:`vision.lattice`) decides which candidates are tiles.
 
 All points are ``(row, col)`` in the coordinates of the image passed in.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 #: Paint is brighter than this fraction of the local mean strength.
 PAINT_FRACTION = 0.55
+#: At this higher fraction a tile's body no longer passes for paint where it is lit almost as bright as
+#: the local mean (a bright table all round; a colour-blind symbol's hole leaves less paint in the mean):
+#: a symbol joined to the table through its body at PAINT_FRACTION stands apart (:attr:`Blobs.apart`).
+APART_FRACTION = 1.0
+#: With fewer candidates than this at PAINT_FRACTION (a few large tiles on a bright table, whose bodies
+#: all pass for paint), those standing apart are candidates too.
+FEW = 3
+#: Candidates standing apart are looked for within this many median candidate sizes of the others (about
+#: three tiles: the probes that take them look at the cells next to the tiles found).
+NEAR = 4.0
 #: A candidate's rim must be darker than this fraction of its inside.
 RIM_CONTRAST = 0.5
 #: A symbol's paint is as wide one way as the other (every symbol has a fourfold symmetry, and a tilted
@@ -42,17 +54,23 @@ class Blobs:
         The larger side of each blob's bounding box, pixels.
     areas : ndarray, shape (N,), float64
         Pixel count of each blob.
+    apart : ndarray, shape (K, 2), float64
+        ``(row, col)`` of the candidates that stand apart only at APART_FRACTION (none within half a
+        blob's extent of one above). They do not fit the grid: one more symbol beside a seam between
+        groups a third of a cell apart can join the groups a cell off. They are evidence where a cell next
+        to the tiles is probed (:mod:`vision.occupied`).
     """
 
     centres: np.ndarray
     extents: np.ndarray
     areas: np.ndarray
+    apart: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
     def __len__(self) -> int:
         return len(self.centres)
 
     def take(self, keep: np.ndarray) -> Blobs:
-        return Blobs(self.centres[keep], self.extents[keep], self.areas[keep])
+        return Blobs(self.centres[keep], self.extents[keep], self.areas[keep], self.apart)
 
     def typical(self) -> Blobs:
         """The blobs of about the median size: one edition's symbols are all much the same size, while the
@@ -64,7 +82,9 @@ class Blobs:
 
     def scaled(self, factor: float) -> Blobs:
         """The same blobs in an image ``factor`` times as large."""
-        return Blobs(self.centres * factor, self.extents * factor, self.areas * factor**2)
+        return Blobs(
+            self.centres * factor, self.extents * factor, self.areas * factor**2, self.apart * factor
+        )
 
 
 def strength(image: np.ndarray) -> np.ndarray:
@@ -111,13 +131,57 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     Returns
     -------
     Blobs
+        Found at PAINT_FRACTION, with those standing apart only at APART_FRACTION as ``apart``.
     """
     if q.ndim != 2 or q.dtype != np.uint8:
         raise ValueError(f"strength image must be 2-D uint8, got shape {q.shape} dtype {q.dtype}")
     h, w = q.shape
     win = (window or max(min(h, w) // 8, 3)) | 1
-    threshold = cv2.convertScaleAbs(cv2.blur(q, (win, win)), alpha=PAINT_FRACTION)
+    mean = cv2.blur(q, (win, win))
+    huge = min(h, w) / 4
+    found, refused = _blobs_at(q, mean, PAINT_FRACTION, min_area, huge)
+    top = np.zeros(2, np.int64)
+    if len(found) >= FEW:
+        # only around the candidates (a few tiles' margin): the probes look no further
+        margin = NEAR * float(np.median(found.extents))
+        top = np.maximum(np.floor(found.centres.min(axis=0) - margin), 0).astype(np.int64)
+        end = np.ceil(found.centres.max(axis=0) + margin).astype(np.int64) + 1
+        crop = (slice(top[0], end[0]), slice(top[1], end[1]))
+        q, mean, refused = q[crop], mean[crop], refused[crop]
+    # paint at the higher fraction is paint at the lower one, and an opening keeps that order: a symbol
+    # standing apart lies inside one blob of the first pass, and only a blob refused there can hold one
+    more, _ = _blobs_at(q, mean, APART_FRACTION, min_area, huge, within=refused)
+    more = Blobs(more.centres + top, more.extents, more.areas)
+    if len(found) and len(more):
+        gap = np.linalg.norm(more.centres[:, None] - found.centres[None], axis=2)
+        more = more.take((gap >= 0.5 * np.maximum(more.extents[:, None], found.extents[None])).all(axis=1))
+    if len(found) < FEW:
+        # too few to fit a grid through: there are no groups to join wrongly, the others are all there is
+        return Blobs(
+            np.concatenate([found.centres, more.centres]),
+            np.concatenate([found.extents, more.extents]),
+            np.concatenate([found.areas, more.areas]),
+        )
+    return Blobs(found.centres, found.extents, found.areas, more.centres)
+
+
+def _blobs_at(
+    q: np.ndarray,
+    mean: np.ndarray,
+    fraction: float,
+    min_area: float,
+    huge: float,
+    *,
+    within: np.ndarray | None = None,
+) -> tuple[Blobs, np.ndarray]:
+    """The candidates in strength image ``q`` (H, W) uint8 whose paint is brighter than ``fraction`` of
+    the local ``mean`` strength (H, W) uint8, smaller than ``huge`` pixels across; looked for only where
+    ``within`` (H, W) uint8 is set, if given. Also the mask (H, W) uint8 of the blobs refused."""
+    w = q.shape[1]
+    threshold = cv2.convertScaleAbs(mean, alpha=fraction)
     raw = (q >= threshold).view(np.uint8)
+    if within is not None:
+        raw = np.asarray(cv2.bitwise_and(raw, within), np.uint8)
     # cut the one- or two-pixel bridges where a symbol's tip comes close to its tile's edge
     paint = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(paint, connectivity=4)
@@ -125,10 +189,7 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     extent = np.maximum(bw, bh).astype(np.float64)
     keep = (
-        (area >= min_area)
-        & (extent < min(h, w) / 4)
-        & (area >= 0.2 * bw * bh)
-        & (np.minimum(bw, bh) >= 0.35 * extent)
+        (area >= min_area) & (extent < huge) & (area >= 0.2 * bw * bh) & (np.minimum(bw, bh) >= 0.35 * extent)
     )
     keep[0] = False  # label 0 is the dark background
     # the pixel statistics of the blobs that passed so far: the table or a printed board around the
@@ -158,4 +219,13 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     inside_mean = inside / np.concatenate([[1.0], area[keep]])
     good = (rim_count > 0) & (rim_mean < RIM_CONTRAST * inside_mean) & (isotropy >= ISOTROPY)
     keep[keep] = good[1:]
-    return Blobs(centroids[keep][:, ::-1].astype(np.float64), extent[keep], area[keep])
+    refused = ~keep & (area >= min_area)  # a blob standing apart later is no smaller than min_area
+    refused[0] = False
+    if n <= 256:
+        table = np.zeros(256, np.uint8)
+        table[:n] = refused
+        refused_mask = np.asarray(cv2.LUT(np.asarray(labels).astype(np.uint8), table))
+    else:
+        refused_mask = refused.astype(np.uint8)[labels]
+    blobs = Blobs(centroids[keep][:, ::-1].astype(np.float64), extent[keep], area[keep])
+    return blobs, refused_mask

@@ -173,12 +173,13 @@ class Presence:
             self.radius,
         )
 
-    def found(self, min_contrast: float) -> np.ndarray:
+    def found(self, min_contrast: float, *, framed: bool = True) -> np.ndarray:
         """Patches that look like a tile centred in its cell: contrasted paint of a symbol's size in the
-        middle, a dark frame around it."""
+        middle, a dark frame around it (unless not ``framed``: the dark ring around the paint is then the
+        only sign of a tile's body)."""
         return np.asarray(
             (self.contrast > min_contrast)
-            & (self.frame > 0.5)
+            & ((self.frame > 0.5) | (not framed))
             & (self.rim > RIM_DARK)
             & (self.reach < MAX_REACH)
             & (self.coverage > 0.08)

@@ -3,9 +3,10 @@
 Tiles pushed together by hand keep a regular spacing locally but drift over a long line, sit a few
 degrees askew, and come in separate groups. So cells are assigned *locally*: each candidate takes its
 cell from an already placed neighbour, rounding the step between them in the neighbour's own local basis
-(a spanning tree grown shortest step first). Separate groups are then joined where the placed points put
-them, and only where that is clear (:func:`_shift`, :func:`_rigid_shift`); one homography through all
-the points finally predicts where the empty cells are.
+(a spanning tree grown shortest step first, in the largest group of candidates). Separate groups are
+then joined where the placed points put them, and only where that is clear (:func:`_shift`,
+:func:`_fits_elsewhere`, :func:`_rigid_shift`); one homography through all the points finally predicts
+where the empty cells are.
 
 The lattice's orientation comes from the directions between neighbouring candidates (modulo a quarter
 turn) and its pitch from their spacing; neither is a constant. Points are ``(row, col)`` pixels, cells
@@ -35,13 +36,17 @@ JOIN_MISFIT = 0.45
 #: A group further than this many cells from the placed ones is joined by a rigid fit (_rigid_shift).
 FAR = 3.0
 #: There, the largest misfit (cells) of any point to the grid fitted through both parts, for the best
-#: shift and for the next best.
+#: shift and for the next best (which may instead misfit twice as much as the best and more than
+#: RIGID_FIT). A near group is refused where another shift fits better than its own, with no point
+#: RIGID_OTHER off.
 RIGID_FIT = 0.2
 RIGID_OTHER = 0.3
 FAR_OFF_GRID = 0.15
 #: A far group of fewer points is left out: one or two tiles fit a grid extrapolated that far at some
 #: whole shift by chance (under a steep camera, rendered Connect boards show it).
 FAR_GROUP = 3
+#: How many placed points nearest to a near group check its shift (:func:`_fits_elsewhere`).
+NEAREST = 20
 #: How many placed points nearest to a new group place it.
 NEIGHBOURS = 12
 
@@ -101,7 +106,7 @@ def fit_lattice(
         Take the nearest neighbours to be diagonal ones (the printed start of Qwirkle Connect, where no two
         tiles touch along a side).
     join : bool
-        Join the other groups to the first (False: only the first group, the best-connected point's
+        Join the other groups to the first (False: only the first group, the largest group's
         spanning tree, gets cells).
 
     Returns
@@ -132,7 +137,7 @@ def fit_lattice(
         theta, pitch = theta + math.pi / 4, pitch / math.sqrt(2)
         theta -= math.pi / 2 if theta > math.pi / 4 else 0.0
     pitch = _refine_pitch(pts, d, theta, pitch)
-    cells, placed, _ = _grow(pts, d, theta, pitch, ~dropped)
+    cells, placed, _ = _grow(pts, d, theta, pitch, ~dropped, _largest_group_root(pts, d, pitch, ~dropped))
     if join:
         cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped)
     h = fit_homography(cells[placed].astype(np.float64), pts[placed], tolerance=0.3 * pitch)
@@ -240,6 +245,22 @@ def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
     return cells, placed, bases
 
 
+def _largest_group_root(pts: np.ndarray, d: np.ndarray, pitch: float, usable: np.ndarray) -> int:
+    """The tree's root: in the largest group of usable points (the most constrained geometry, which the
+    other groups are then joined to rather than it to them), the point with the most side or diagonal
+    neighbours, then the one nearest the group's middle."""
+    left = usable.copy()
+    best = np.zeros(0, np.int64)
+    while left.any():
+        group = _group(d, int(np.flatnonzero(left)[0]), left, 2.3 * pitch)
+        left[group] = False
+        if len(group) > len(best):
+            best = group
+    close = (d[np.ix_(best, best)] < 1.6 * pitch).sum(axis=1)
+    middle = np.linalg.norm(pts[best] - np.median(pts[best], axis=0), axis=1)
+    return int(best[np.lexsort((middle, -close))[0]])
+
+
 def _root_basis(pts: np.ndarray, dist: np.ndarray, root: int, basis: np.ndarray) -> np.ndarray:
     """The root's own basis, fitted to the steps to its side neighbours (those within a third of a cell
     of one cell away under the lattice's global ``basis``): the tree starts in the local scale."""
@@ -324,6 +345,12 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
             agree = np.abs(frac - frac[int(np.searchsorted(np.flatnonzero(sub_placed), start))]).max(axis=1)
             agree = agree <= OFF_GRID
             offset = _shift(frac[agree], mine[agree], taken)
+            # the map extrapolated from the placed points chose the shift; the group's own spacing must
+            # not say it lies elsewhere
+            if offset is not None and _fits_elsewhere(
+                pts[done], cells[done], pts[group[sub_placed]][agree], mine[agree], offset, taken
+            ):
+                offset = None
         misfit = np.abs(frac - offset).max(axis=1) if offset is not None else np.full(len(frac), np.inf)
         misfit[~agree] = np.inf
         for k in np.nonzero(sub_placed)[0][misfit <= JOIN_MISFIT]:
@@ -381,32 +408,106 @@ _SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 def _rigid_shift(
     pts: np.ndarray, cells: np.ndarray, group_pts: np.ndarray, group_cells: np.ndarray, frac: np.ndarray
 ) -> np.ndarray | None:
-    """The shift of a far group by which it and the placed points lie on one grid: for each whole shift
-    near the prediction ``frac``, a homography is fitted through all the points, and the shift is kept
-    when every point then lies within RIGID_FIT of its cell while every other shift leaves some point
-    RIGID_OTHER off (a grid seen in perspective stays one grid; a group put a cell off does not fit it).
-    A group too small to tell that way is kept only when the prediction falls within FAR_OFF_GRID of a
-    whole shift.
+    """The shift of a far group by which it and the placed points lie on one grid: for the whole shift
+    nearest the prediction ``frac`` and the eight around it, a homography is fitted through all the
+    points, and the best shift is kept when every point then lies within RIGID_FIT of its cell while
+    every other shift leaves some point clearly further off: RIGID_OTHER, or twice as far as the best
+    and beyond RIGID_FIT (a grid seen in perspective stays one grid; a group put a cell off does not fit
+    it). A group too small to tell that way is kept only when the prediction falls within FAR_OFF_GRID
+    of a whole shift.
     """
-    middle = np.median(frac, axis=0)
-    options = [
-        np.array([r, c])
-        for r in {np.floor(middle[0]), np.ceil(middle[0])}
-        for c in {np.floor(middle[1]), np.ceil(middle[1])}
-    ]
-    src_pts = np.concatenate([pts, group_pts])
-    misfits = []
-    for shift in options:
-        src = np.concatenate([cells, group_cells + shift]).astype(np.float64)
-        h = fit_homography(src, src_pts)
-        misfits.append(float(np.abs(apply_homography(np.linalg.inv(h), src_pts) - src).max()))
+    middle = np.round(np.median(frac, axis=0))
+    options = [middle + step for step in _AROUND]
+    misfits = _misfits(pts, cells, group_pts, group_cells, options)
     order = np.argsort(misfits)
-    best = misfits[order[0]]
-    other = misfits[order[1]] if len(order) > 1 else np.inf
-    if best <= RIGID_FIT and other >= RIGID_OTHER:
+    best, other = misfits[order[0]], misfits[order[1]]
+    if best <= RIGID_FIT and (other >= RIGID_OTHER or other >= max(RIGID_FIT, 2 * best)):
         return np.asarray(options[order[0]], np.int64)
-    near = np.round(middle)
-    return np.asarray(near, np.int64) if np.abs(middle - near).max() <= FAR_OFF_GRID else None
+    off = np.median(frac, axis=0) - middle
+    return np.asarray(middle, np.int64) if np.abs(off).max() <= FAR_OFF_GRID else None
+
+
+def _fits_elsewhere(  # noqa: PLR0917 (the join's state, passed along as it is)
+    pts: np.ndarray,
+    cells: np.ndarray,
+    group_pts: np.ndarray,
+    group_cells: np.ndarray,
+    offset: np.ndarray,
+    taken: set[tuple[int, int]],
+) -> bool:
+    """Whether a near group fits one grid with the NEAREST placed points around it better at a shift next
+    to ``offset`` than at ``offset``, and well enough there to be a candidate (no point RIGID_OTHER off its
+    cell): the map extrapolated from the placed points (under a steep camera, from a small part of the
+    layout) may put the group a cell off, and where two shifts fit about as well the group's place is a
+    guess. Shifts that land on taken cells are not considered."""
+    gap = np.linalg.norm(pts[:, None] - group_pts[None], axis=2).min(axis=1)
+    local = np.argsort(gap)[:NEAREST]
+    options = [offset + step for step in _AROUND if not _lands_on(group_cells + offset + step, taken)]
+    misfits = _local_misfits(pts[local], cells[local], group_pts, group_cells, options)
+    mine = next((m for m, o in zip(misfits, options, strict=True) if (o == offset).all()), np.inf)
+    return any(m < mine and m < RIGID_OTHER for m in misfits)
+
+
+def _misfits(
+    pts: np.ndarray,
+    cells: np.ndarray,
+    group_pts: np.ndarray,
+    group_cells: np.ndarray,
+    shifts: list[np.ndarray],
+) -> list[float]:
+    """For each shift of a group: the largest distance (cells) of any point from its cell under the
+    homography fitted through the placed points and the group so shifted."""
+    dst = np.concatenate([pts, group_pts])
+    out = []
+    for shift in shifts:
+        src = np.concatenate([cells, group_cells + shift]).astype(np.float64)
+        h = fit_homography(src, dst)
+        out.append(float(np.abs(apply_homography(np.linalg.inv(h), dst) - src).max()))
+    return out
+
+
+def _local_misfits(
+    pts: np.ndarray,
+    cells: np.ndarray,
+    group_pts: np.ndarray,
+    group_cells: np.ndarray,
+    shifts: list[np.ndarray],
+) -> list[float]:
+    """:func:`_misfits` for a group and the placed points around it, every shift at once: the normalised
+    direct linear transform without the refinement (nine shifts on every join; the points are near each
+    other, where the two agree to a few hundredths of a cell). Too few points, or points on a line:
+    :func:`_misfits`."""
+    every = np.concatenate([cells, group_cells])
+    if len(shifts) == 0 or len(every) < 6 or spread(every) < 1.0:
+        return _misfits(pts, cells, group_pts, group_cells, shifts)
+    src = np.stack([np.concatenate([cells, group_cells + shift]) for shift in shifts]).astype(np.float64)
+    dst = np.concatenate([pts, group_pts]).astype(np.float64)
+    s, s_mid, s_scale = _normalised(src)
+    d = np.broadcast_to(_normalised(dst[None])[0], s.shape)
+    x, y, u, v = s[..., 0], s[..., 1], d[..., 0], d[..., 1]
+    one, zero = np.ones_like(x), np.zeros_like(x)
+    rows = np.concatenate(
+        [
+            np.stack([x, y, one, zero, zero, zero, -u * x, -u * y, -u], axis=-1),
+            np.stack([zero, zero, zero, x, y, one, -v * x, -v * y, -v], axis=-1),
+        ],
+        axis=1,
+    )  # (K, 2N, 9)
+    h = np.linalg.svd(rows, full_matrices=False)[2][:, -1].reshape(-1, 3, 3)
+    back = np.concatenate([d, one[..., None]], axis=-1) @ np.transpose(np.linalg.inv(h), (0, 2, 1))
+    cells_back = back[..., :2] / back[..., 2:] / s_scale + s_mid
+    return [float(m) for m in np.abs(cells_back - src).max(axis=(1, 2))]
+
+
+def _normalised(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Point sets (K, N, 2) moved to their centroid and scaled to a mean distance of sqrt(2) from it (the
+    conditioning of the direct linear transform), with the centroids (K, 1, 2) and scales (K, 1, 1)."""
+    mid = points.mean(axis=1, keepdims=True)
+    scale = np.sqrt(2) / np.maximum(np.linalg.norm(points - mid, axis=2).mean(axis=1), 1e-12)[:, None, None]
+    return (points - mid) * scale, mid, scale
+
+
+_AROUND = [np.array([dr, dc]) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
 
 
 def _lands_on(cells: np.ndarray, taken: set[tuple[int, int]]) -> bool:

@@ -5,12 +5,14 @@ The working copy is the frame shrunk by a whole factor (a tile stays TILE_PX wid
 candidates (:mod:`vision.detect`) placed on the grid (:mod:`vision.lattice`) are kept where their patch
 shows a contrasted symbol; then the cells next to them are looked at, round after round outwards
 (:func:`look`): a symbol whose tip touches its tile's edge, or whose paint runs into the table, is found
-there. :mod:`vision.reader` names what is found.
+there. A probe may also take a symbol candidate that stood apart only at the detector's higher threshold
+(:attr:`vision.detect.Blobs.apart`) as evidence, where its paint is not the table's colour.
+:mod:`vision.reader` names what is found.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -21,6 +23,7 @@ from vision.geometry import local_axes
 from vision.lattice import Lattice, cell_keys, fit_lattice
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
+from vision.shield_detect import find_shields
 
 #: The working copy's longer side on the first pass, and the least tile width it is shrunk to (by a
 #: whole factor: INTER_AREA is fastest on them, and the patches are cut at 32 pixels a cell anyway).
@@ -35,6 +38,12 @@ PROBE_ROUNDS = 8
 LOOKS = 2
 #: A probe's symbol lies within this many cells of where its cell was predicted.
 RECENTRE = 0.4
+#: Paint whose chromaticity (B, G, R over their sum) lies within this of the table's is taken for the
+#: table (the tiles' paints are saturated: their chromaticities lie further than this from any table's).
+TABLE_CHROMA = 0.1
+#: Candidates standing apart are evidence only where the tiles around a probe lie within this many cells
+#: of where the grid puts them (a group joined a cell off, or a grid bent out of true, is not extended).
+STEADY = 0.25
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,7 @@ class Located:
     centres: np.ndarray  # (N, 2) work pixels
     patches: np.ndarray  # (N, S, S, 3)
     measured: Measurements
+    apart: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # (K, 2) work pixels, Blobs.apart
 
     def take(self, keep: np.ndarray) -> Located:
         """The tiles of ``keep`` (a mask or indices) only."""
@@ -60,13 +70,20 @@ class Located:
         )
 
 
-def candidates(image: np.ndarray) -> tuple[np.ndarray, float, Blobs, Lattice] | None:
+def candidates(
+    image: np.ndarray, *, tileset: str | None = None, shields: bool = True
+) -> tuple[np.ndarray, float, Blobs, Lattice] | None:
     """The working copy (the frame shrunk by the largest whole factor that leaves a tile TILE_PX wide),
-    its scale, the symbol candidates in it and the lattice fitted to them (side neighbours nearest)."""
+    its scale, the symbol candidates in it and the lattice fitted to them (side neighbours nearest).
+    ``tileset`` names the edition: Herkle's candidates are its shields (:mod:`vision.shield_detect`), or
+    with ``shields`` False its pieces of paint; those are pieces of ordinaries, not symbols, so none of
+    them stands apart (:attr:`vision.detect.Blobs.apart`)."""
+    herkle = find_shields if shields else _paint_pieces
+    find = herkle if tileset == "herkle" else _paint_blobs
     h, w = image.shape[:2]
     scale = 1.0 / max(1, round(max(h, w) / FIRST_PASS))
     work = _resize(image, scale)
-    blobs = find_blobs(strength(work)).typical()
+    blobs = find(work)
     if len(blobs) == 0:
         return None
     lattice = fit_lattice(blobs.centres, blobs.extents)
@@ -75,11 +92,19 @@ def candidates(image: np.ndarray) -> tuple[np.ndarray, float, Blobs, Lattice] | 
         if better != scale:
             scale = better
             work = _resize(image, scale)
-            blobs = find_blobs(strength(work)).typical()
+            blobs = find(work)
             if len(blobs) == 0:
                 return None
             lattice = fit_lattice(blobs.centres, blobs.extents)
     return work, scale, blobs, lattice
+
+
+def _paint_blobs(work: np.ndarray) -> Blobs:
+    return find_blobs(strength(work)).typical()
+
+
+def _paint_pieces(work: np.ndarray) -> Blobs:
+    return replace(_paint_blobs(work), apart=np.zeros((0, 2)))
 
 
 def occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) -> Located | None:
@@ -93,7 +118,14 @@ def occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) -> 
     if not keep.any():
         return None
     located = Located(
-        work, scale, lattice, cells[keep], centres[keep], patches[keep], measure(patches[keep], p.take(keep))
+        work,
+        scale,
+        lattice,
+        cells[keep],
+        centres[keep],
+        patches[keep],
+        measure(patches[keep], p.take(keep)),
+        blobs.apart,
     )
     return probed(located, located.cells)
 
@@ -102,14 +134,21 @@ def probed(located: Located, tried: np.ndarray) -> Located:
     """``located`` with the tiles found by probing the cells next to its tiles, not ``tried`` (K, 2) yet,
     round after round outwards."""
     lattice, cells, centres = located.lattice, located.cells, located.centres
+    table = _table_colour(located.work, lattice, cells) if len(located.apart) else None
     patches, measured = [located.patches], [located.measured]
     for _ in range(PROBE_ROUNDS):
         probe, guess = _neighbours(lattice, cells, centres, tried)
         if len(probe) == 0:
             break
         tried = np.concatenate([tried, probe])
+        axes = local_axes(lattice.homography, probe.astype(np.float64))
         rows, where, cut, m = look(
-            located.work, guess, local_axes(lattice.homography, probe.astype(np.float64))
+            located.work,
+            guess,
+            axes,
+            apart=_unclaimed(located.apart, centres, 0.5 * lattice.pitch),
+            table=table,
+            steady=_near(guess, lattice.point(probe.astype(np.float64)), axes, STEADY),
         )
         if m is None:
             break
@@ -125,9 +164,23 @@ def probed(located: Located, tried: np.ndarray) -> Located:
 
 
 def look(
-    work: np.ndarray, predicted: np.ndarray, axes: np.ndarray
+    work: np.ndarray,
+    predicted: np.ndarray,
+    axes: np.ndarray,
+    *,
+    apart: np.ndarray | None = None,
+    table: np.ndarray | None = None,
+    steady: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None]:
     """Look for symbols at predicted cell centres (N, 2) of the working copy, cells' axes (N, 2, 2).
+
+    ``apart`` (K, 2): symbol candidates that stand apart only at the detector's higher threshold
+    (:attr:`vision.detect.Blobs.apart`). Where one lies within RECENTRE cells of a prediction, the patch
+    is cut on it and its frame need not be dark (the detector has already seen a dark ring around the
+    paint, while the patch's edge may show the table past a tile smaller than its cell or askew in it),
+    provided its paint is not the colour of the ``table`` (3,) BGR: the table seen through a hole in the
+    layout is ringed by the neighbours' dark bodies just as a symbol is by its own. ``steady`` (N,) bool:
+    the predictions where such a candidate may be taken (see :data:`STEADY`); default all.
 
     Returns the rows (K,) of the predictions where a tile was found, its symbol's centre (K, 2), its patch
     and its measurements (None when none is found).
@@ -135,15 +188,24 @@ def look(
     none = (np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros((0, PATCH, PATCH, 3), np.uint8), None)
     # a coarse first look (a quarter of the pixels) at every prediction, full ones where paint shows
     first = presence(_cut(work, predicted, axes, size=PATCH // 2))
-    rows = np.flatnonzero(first.contrast > MIN_CONTRAST)
+    # recentre on the symbol found, or on a candidate standing apart there
+    guess = predicted + np.einsum("nk,nkd->nd", first.offset, axes)
+    hinted = np.zeros(len(predicted), bool)
+    if apart is not None and table is not None:
+        seen = _candidate_at(apart, predicted, axes)
+        hinted = seen >= 0
+        if steady is not None:
+            hinted &= steady
+        guess[hinted] = apart[seen[hinted]]
+    coarse = first.contrast > MIN_CONTRAST
+    rows = np.flatnonzero(coarse | hinted)
     if len(rows) == 0:
         return none
-    predicted, axes = predicted[rows], axes[rows]
-    # recentre on the symbol found, then look again
-    guess = predicted + np.einsum("nk,nkd->nd", first.offset[rows], axes)
+    predicted, axes, guess, hinted, coarse = (v[rows] for v in (predicted, axes, guess, hinted, coarse))
+    # look again
     again = _cut(work, guess, axes)
     second = presence(again)
-    found = second.found(MIN_CONTRAST)
+    found = _found(second, hinted)
     # the coarse look sees a symbol that the prediction missed by a fifth of a cell only in part, and its
     # centroid moves the patch only part of the way: where paint shows, recentre again
     for _ in range(LOOKS - 1):
@@ -153,12 +215,86 @@ def look(
         guess[retry] += np.einsum("nk,nkd->nd", second.offset[retry], axes[retry])
         again[retry] = _cut(work, guess[retry], axes[retry])
         second = _with(second, retry, presence(again[retry]))
-        found = second.found(MIN_CONTRAST)
+        found = _found(second, hinted)
     # a symbol found far from its cell's prediction is a neighbour's
     found &= _near(guess, predicted, axes, RECENTRE)
     if not found.any():
         return none
-    return rows[found], guess[found], again[found], measure(again[found], second.take(found))
+    m = measure(again[found], second.take(found))
+    if table is not None:
+        # a tile found only through a candidate standing apart is not the table seen through a hole
+        frameless = (hinted & ~(coarse & second.found(MIN_CONTRAST)))[found]
+        keep = ~frameless | _unlike(m.paint, table)
+        if not keep.all():
+            found[found] = keep
+            m = m.take(keep)
+        if not found.any():
+            return none
+    return rows[found], guess[found], again[found], m
+
+
+def _chroma_gap(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Distance (N,) between the chromaticities of colours (N, 3) and the table's (3,)."""
+    c = paint / np.maximum(paint.sum(axis=1, keepdims=True), 1.0)
+    t = table / max(float(table.sum()), 1.0)
+    return np.asarray(np.linalg.norm(c - t, axis=1))
+
+
+def _unlike(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Which paint colours (N, 3) BGR are not the table's (3,)."""
+    return np.asarray(_chroma_gap(paint, table) > TABLE_CHROMA)
+
+
+def _table_colour(work: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray | None:
+    """The table's colour (3,) BGR: the median over the cells two steps from the tiles (``cells`` (N, 2))
+    inside the working copy of each one's middle (most of them are empty: a missed tile there weighs
+    no more than one vote). None when fewer than three such cells are in view."""
+    ring = np.array([(r, c) for r in range(-2, 3) for c in range(-2, 3) if max(abs(r), abs(c)) == 2])
+    around = np.unique((cells[:, None, :] + ring[None]).reshape(-1, 2), axis=0)
+    near = (cells[:, None, :] + np.concatenate([AROUND, [[0, 0]]])[None]).reshape(-1, 2)
+    around = around[~np.isin(cell_keys(around), cell_keys(near))]
+    if len(around) == 0:
+        return None
+    where = around.astype(np.float64)
+    axes = local_axes(lattice.homography, where)
+    points = lattice.point(where)
+    h, w = work.shape[:2]
+    inside = (points[:, 0] >= 0) & (points[:, 0] < h) & (points[:, 1] >= 0) & (points[:, 1] < w)
+    if inside.sum() < 3:
+        return None
+    middles = _cut(work, points[inside], axes[inside], size=4, span=0.3)
+    return np.asarray(np.median(middles.reshape(len(middles), -1, 3).mean(axis=1), axis=0))
+
+
+def _found(p: Presence, hinted: np.ndarray) -> np.ndarray:
+    """Which patches (N,) hold a tile: with a dark frame, or without one where ``hinted`` (N,) by a
+    candidate of the detector."""
+    return np.asarray(p.found(MIN_CONTRAST) | (hinted & p.found(MIN_CONTRAST, framed=False)))
+
+
+def _unclaimed(points: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """The ``points`` (K, 2) further than ``radius`` pixels from every tile's centre (N, 2) found."""
+    if len(points) == 0 or len(centres) == 0:
+        return points
+    gap = np.linalg.norm(points[:, None] - centres[None], axis=2).min(axis=1)
+    return np.asarray(points[gap > radius])
+
+
+def _candidate_at(points: np.ndarray, predicted: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Per prediction (N, 2) with its cell's axes (N, 2, 2), the index of the nearest of ``points``
+    (K, 2) within RECENTRE cells of it along both axes, or -1; each point goes to one prediction only,
+    its nearest (under a steep camera the grid may predict two cells close together)."""
+    n = len(predicted)
+    if len(points) == 0 or n == 0:
+        return np.full(n, -1, np.int64)
+    inverse = np.linalg.inv(axes.transpose(0, 2, 1))  # image step -> cell step
+    steps = np.einsum("nij,nkj->nki", inverse, points[None] - predicted[:, None])
+    far = np.abs(steps).max(axis=2)
+    best = far.argmin(axis=1)
+    # the prediction each point is nearest to (in its cells)
+    nearest = far.argmin(axis=0)
+    mine = nearest[best] == np.arange(n)
+    return np.where((far[np.arange(n), best] < RECENTRE) & mine, best, -1)
 
 
 def _neighbours(

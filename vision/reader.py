@@ -83,7 +83,7 @@ def read_table(
     _check_image(image)
     prototypes = calibration or default_prototypes(tileset)
     if layout is None:
-        located = locate(image)
+        located = locate(image, tileset=tileset.name)
         if located is None:
             return Reading((), (), _ms(started), {})
         gains = white_balance(located.measured.body)
@@ -159,7 +159,7 @@ def _registered(
     safely) are then read one by one as parts of their own, each kept only when it registers on the known
     tiles by itself, under the same quarter turns and on cells no other part has.
     """
-    found = candidates(image)
+    found = candidates(image, tileset=prototypes.tileset, shields=False)
     if found is None:
         return None
     work, scale, blobs, lattice = found
@@ -304,12 +304,16 @@ def _to_reader(part: Transform, main: Transform, cells: np.ndarray) -> np.ndarra
     return _apply((back, (0, 0), 0), board - np.array([sr, sc]))
 
 
-def locate(image: np.ndarray, *, diagonal: bool = False) -> Located | None:
+def locate(
+    image: np.ndarray, *, diagonal: bool = False, tileset: str | None = None, shields: bool = True
+) -> Located | None:
     """Find the grid and the occupied cells, and measure them (None when no tile is seen).
 
     ``diagonal``: take the closest tiles to be diagonal neighbours (see :func:`vision.lattice.fit_lattice`).
+    ``tileset``: the edition's name (Herkle's tiles are found by their shields, or with ``shields`` False
+    by their pieces of paint: see :func:`vision.occupied.candidates`).
     """
-    found = candidates(image)
+    found = candidates(image, tileset=tileset, shields=shields)
     if found is None:
         return None
     work, scale, blobs, lattice = found

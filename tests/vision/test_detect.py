@@ -47,3 +47,36 @@ def test_typical_keeps_the_blobs_of_the_common_size() -> None:
 def test_rejects_a_colour_image() -> None:
     with pytest.raises(ValueError, match="2-D uint8"):
         find_blobs(np.zeros((10, 10, 3), np.uint8))
+
+
+def _bright_table(grey: range) -> np.ndarray:
+    """A bright table with five tiles carrying red discs; the bodies of those in ``grey`` lit grey."""
+    image = np.full((240, 480, 3), 200, np.uint8)
+    for i, col in enumerate((60, 140, 220, 300, 380)):
+        row = 60 if i % 2 else 170
+        body = (90, 90, 90) if i in grey else (28, 26, 28)
+        cv2.rectangle(image, (col - 28, row - 28), (col + 28, row + 28), body, -1)
+        cv2.circle(image, (col, row), 16, (30, 30, 170), -1)
+    return image
+
+
+def test_a_symbol_whose_body_passes_for_paint_stands_apart() -> None:
+    # a grey-lit body passes for paint at PAINT_FRACTION of the local mean and joins its symbol to the
+    # table (one blob as wide as the picture); at APART_FRACTION it does not
+    blobs = find_blobs(strength(_bright_table(range(1, 4, 2))))
+    assert sorted(round(c) for c in blobs.centres[:, 1]) == [60, 220, 380]
+    assert sorted(round(c) for c in blobs.apart[:, 1]) == [140, 300]
+
+
+def test_with_too_few_candidates_those_apart_are_candidates() -> None:
+    # all five bodies lit grey: too few candidates for a grid to spoil, every symbol is one
+    blobs = find_blobs(strength(_bright_table(range(5))))
+    assert sorted(round(c) for c in blobs.centres[:, 1]) == [60, 140, 220, 300, 380]
+    assert len(blobs.apart) == 0
+
+
+def test_a_symbol_found_at_the_lower_threshold_is_not_also_apart() -> None:
+    image = _table(("box", (60, 60), (15, 15)), ("box", (60, 160), (15, 15)), ("box", (160, 260), (15, 15)))
+    blobs = find_blobs(strength(image))
+    assert len(blobs) == 3 and len(blobs.apart) == 0
+    assert len(blobs.take(np.array([True, False, True])).scaled(2.0)) == 2

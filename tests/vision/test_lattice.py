@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
 
+from table import tileset
+from vision import read_table
+from vision.evaluate import score_frame
 from vision.geometry import apply_homography
-from vision.lattice import fit_lattice
+from vision.lattice import _fits_elsewhere, fit_lattice
+from vision.render import random_scene, render
 
 
-def _points(cells: list[tuple[int, int]], *, angle: float, pitch: float, skew: float = 0.0) -> np.ndarray:
+def _points(
+    cells: Sequence[tuple[float, float]], *, angle: float, pitch: float, skew: float = 0.0
+) -> np.ndarray:
     c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
     h = np.array([[pitch * c, pitch * s, 400.0], [-pitch * s, pitch * c, 500.0], [skew, 0.0, 1.0]])
     return apply_homography(h, np.array(cells, np.float64))
@@ -134,3 +142,79 @@ def test_one_or_two_tiles_beyond_a_wide_gap_are_left_out_but_three_join() -> Non
         assert lattice.placed[len(block) :].all() == placed
         if placed:
             assert _same_up_to_shift(lattice.cells, block + far)
+
+
+def test_a_near_group_halfway_between_cells_is_left_out() -> None:
+    # a group pulled half a cell off along both axes, one empty row away: no shift is clearly right
+    block = [(r, c) for r in range(4) for c in range(4)]
+    for off in ((4.5, 1.5), (1.5, 5.5)):
+        group = [(off[0] + r, off[1] + c) for r in range(2) for c in range(2)]
+        for angle in (0.0, 10.0):
+            pts = _points([*block, *group], angle=angle, pitch=40.0)
+            lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+            assert lattice.placed[: len(block)].all()
+            assert not lattice.placed[len(block) :].any()
+
+
+def test_a_shift_the_groups_own_spacing_contradicts_is_refused() -> None:
+    # the group fits the placed points' grid cleanly one column from where it is offered
+    block = [(r, c) for r in range(4) for c in range(4)]
+    group = [(r, c) for r in range(2) for c in range(5, 8)]
+    pts = _points(block + group, angle=6.0, pitch=40.0, skew=0.0005)
+    cells = np.array(block)
+    own = np.array(group) - (0, 5)
+    taken = {(r, c) for r, c in block}
+    args = (pts[: len(block)], cells, pts[len(block) :], own)
+    assert not _fits_elsewhere(*args, np.array([0, 5]), taken)
+    assert _fits_elsewhere(*args, np.array([0, 6]), taken)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_far_group_on_the_same_plane_joins_under_strong_perspective(seed: int) -> None:
+    # beyond a hand's width, under a steep camera: the extrapolated map puts the group between two
+    # shifts, but one of them makes one grid of both parts and every other fits clearly worse
+    block = [(r, c) for r in range(4) for c in range(3)]
+    far = [(r, c) for r in range(1, 3) for c in range(8, 11)]
+    pts = _points(block + far, angle=4.0, pitch=40.0, skew=0.002)
+    pts += np.random.default_rng(seed).normal(0, 1.5, pts.shape)
+    lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+    assert lattice.placed.all()
+    assert _same_up_to_shift(lattice.cells, block + far)
+
+
+def test_a_far_group_is_never_placed_a_cell_off() -> None:
+    block = [(r, c) for r in range(4) for c in range(3)]
+    for start, skew, seed in itertools.product((7, 9), (0.001, 0.003), range(3)):
+        far = [(r, c) for r in range(1, 3) for c in range(start, start + 2)]
+        pts = _points(block + far, angle=4.0, pitch=40.0, skew=skew)
+        pts += np.random.default_rng(seed).normal(0, 2.0, pts.shape)
+        lattice = fit_lattice(pts, np.full(len(pts), 28.0))
+        mine = lattice.placed
+        want = [c for c, m in zip(block + far, mine, strict=True) if m]
+        assert _same_up_to_shift(lattice.cells[mine], want)
+
+
+def test_the_part_of_a_rendered_layout_beyond_a_hand_joins() -> None:
+    # a hand lies across the layout: the tiles on its far side are a group of their own, on the same plane
+    scene = random_scene(
+        seed=1,
+        variant="classic",
+        size=(600, 800),
+        tiles=30,
+        hand=1.0,
+        tilt=15.0,
+        light="neutral",
+        table="green-felt",
+        px_per_tile=50.0,
+        blur=0.4,
+        noise=1.0,
+        jpeg_quality=95,
+        askew=0.5,
+        jitter=0.3,
+    )
+    out = render(scene)
+    tally = score_frame(
+        read_table(out.image, tileset=tileset("classic")), out.truth, layout=None, where="render"
+    )
+    assert tally.wrong == 0 and tally.extra == 0
+    assert tally.right == tally.tiles, tally.summary()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -49,3 +50,59 @@ def test_located_take_keeps_the_rows_asked_for() -> None:
     half = found.take(keep)
     assert (half.cells == found.cells[keep]).all() and (half.centres == found.centres[keep]).all()
     assert len(half.patches) == len(half.measured.paint) == int(keep.sum())
+
+
+def _read_light_wood(seeds: tuple[int, ...]) -> tuple[int, int]:
+    """Tiles right and silent errors over rendered frames of classic tiles on light wood in warm light."""
+    right = silent = 0
+    for seed in seeds:
+        out = render(
+            random_scene(
+                seed=seed,
+                variant="classic",
+                size=(480, 640),
+                tiles=20,
+                hand=0.0,
+                table="light-wood",
+                light="warm",
+                px_per_tile=40.0,
+                tilt=5.0,
+            )
+        )
+        t = score_frame(read_table(out.image, tileset=tileset("classic")), out.truth, layout=None, where="r")
+        right, silent = right + t.right, silent + t.wrong + t.extra
+    return right, silent
+
+
+def test_a_candidate_standing_apart_is_read_where_the_frame_shows_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # light wood under warm light: tile bodies pass for paint at the detector's lower threshold, and the
+    # probes' patches around them show the table past their edges; the candidates that stand apart at
+    # the higher threshold are looked at directly and read
+    hinted = _read_light_wood((2, 13))
+    monkeypatch.setattr(occupied, "_table_colour", lambda *_: None)  # no table colour: no hints
+    alone = _read_light_wood((2, 13))
+    assert hinted[1] == alone[1] == 0
+    assert hinted[0] >= alone[0] + 4, (hinted, alone)
+
+
+FELT = (40, 110, 40)
+
+
+def test_the_table_colour_is_read_two_cells_from_the_tiles() -> None:
+    # three tiles on green felt, cells 40 pixels wide; one more tile two cells off is outvoted
+    work = np.full((400, 400, 3), FELT, np.uint8)
+    centres = np.array([[200.0, 200.0], [160.0, 200.0], [200.0, 160.0], [120.0, 120.0]])
+    for y, x in centres.astype(int):
+        cv2.rectangle(work, (x - 18, y - 18), (x + 18, y + 18), (30, 30, 30), -1)
+        cv2.circle(work, (x, y), 10, (30, 200, 230), -1)
+    grid = occupied.fit_lattice(centres[:3], np.full(3, 20.0))
+    table = occupied._table_colour(work, grid, grid.cells[grid.placed])
+    assert table is not None and np.allclose(table, FELT, atol=2)
+
+
+def test_paint_of_the_table_colour_is_not_taken_for_a_symbol() -> None:
+    # the felt itself, a yellow symbol, the felt in a tile's shade
+    paint = np.array([[42.0, 108.0, 41.0], [30.0, 200.0, 230.0], [20.0, 55.0, 20.0]])
+    assert occupied._unlike(paint, np.array(FELT, np.float64)).tolist() == [False, True, False]

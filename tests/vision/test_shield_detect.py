@@ -1,0 +1,100 @@
+"""vision/shield_detect.py: one candidate per Herkle shield, where the paint detector finds pieces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from table import tileset
+from vision import occupied, read_table
+from vision.detect import Blobs, find_blobs, strength
+from vision.evaluate import score_frame
+from vision.render import random_scene, render
+from vision.shield_detect import field_share, find_shields
+
+#: Tiles pushed together under a slightly tilted camera and an ordinary light, on a light table.
+CONDITIONS: dict[str, Any] = {
+    "hand": 0.0,
+    "light": "neutral",
+    "table": "light-wood",
+    "px_per_tile": 42.0,
+    "tilt": 8.0,
+    "drift": 0.5,
+    "gaps": 0.0,
+    "blur": 0.8,
+    "noise": 1.0,
+    "jpeg_quality": 90,
+    "glare": 0.0,
+}
+
+
+def _hits(centres: np.ndarray, truth: dict[str, Any]) -> tuple[int, int, int]:
+    """How many of the truth's faces have a candidate within a fifth of a tile of their middle, how many
+    have more than one there, and how many candidates lie on no face (further than half a tile)."""
+    faces = np.array([np.mean(f["corners"], axis=0) for f in truth["geometry"]["faces"]])  # (row, col)
+    tile = float(truth["conditions"]["px_per_tile"])
+    gap = np.linalg.norm(faces[:, None] - centres[None], axis=2)
+    near = gap < 0.2 * tile
+    return (
+        int(near.any(axis=1).sum()),
+        int((near.sum(axis=1) > 1).sum()),
+        int((gap.min(axis=0) > 0.5 * tile).sum()),
+    )
+
+
+@pytest.fixture(scope="module")
+def scene() -> Any:
+    return render(random_scene(seed=11, variant="herkle", size=(600, 800), tiles=30, **CONDITIONS))
+
+
+def test_one_candidate_per_shield_where_paint_gives_pieces(scene: Any) -> None:
+    shields = find_shields(scene.image)
+    hit, twice, stray = _hits(shields.centres, scene.truth)
+    paint, _, _ = _hits(find_blobs(strength(scene.image)).typical().centres, scene.truth)
+    tiles = len(scene.truth["tiles"])
+    black = sum(t["colour"] == "black" for t in scene.truth["tiles"])
+    # a shield split by a black ordinary is no whole shield; most others are found (a few run into
+    # their neighbours where the rim between them is blurred away), and none twice
+    assert hit >= 0.8 * (tiles - black), (hit, tiles, black)
+    assert twice == 0 and stray <= 1
+    assert hit >= paint + 5, (hit, paint)
+    # the extent is about the shield's width (0.92 of the tile)
+    tile = scene.truth["conditions"]["px_per_tile"]
+    assert 0.75 * tile < float(np.median(shields.extents)) < 1.1 * tile
+
+
+def test_reading_herkle_by_its_shields_finds_more_tiles(scene: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    herkle = tileset("herkle")
+    by_shields = score_frame(read_table(scene.image, tileset=herkle), scene.truth, layout=None, where="r")
+    monkeypatch.setattr(occupied, "find_shields", occupied._paint_blobs)
+    by_paint = score_frame(read_table(scene.image, tileset=herkle), scene.truth, layout=None, where="r")
+    assert by_shields.wrong == by_shields.extra == 0, by_shields.summary()
+    assert by_shields.right >= by_paint.right + 5, (by_shields.summary(), by_paint.summary())
+
+
+def test_a_frame_without_shields_has_no_candidates() -> None:
+    rng = np.random.default_rng(3)
+    table = np.clip(rng.normal(150, 6, (240, 320, 3)), 0, 255).astype(np.uint8)
+    assert len(find_shields(table)) == 0
+    assert len(find_shields(np.zeros((240, 320, 3), np.uint8))) == 0
+
+
+def test_the_image_must_be_bgr_uint8() -> None:
+    with pytest.raises(ValueError, match="BGR uint8"):
+        find_shields(np.zeros((64, 64), np.uint8))
+    with pytest.raises(ValueError, match="BGR uint8"):
+        find_shields(np.zeros((64, 64, 3), np.float32))
+
+
+def test_a_blob_without_the_field_colour_is_the_table_through_a_hole() -> None:
+    # three grey shields with a red band each on black bodies, and a square of green table framed by them
+    image = np.full((120, 400, 3), 25, np.uint8)
+    for left in (27, 127, 227):
+        image[32:88, left : left + 56] = (118, 120, 124)
+        image[52:68, left : left + 56] = (32, 28, 160)
+    image[32:88, 322:378] = (40, 120, 30)
+    centres = np.array([[60.0, 55.0], [60.0, 155.0], [60.0, 255.0], [60.0, 350.0]])
+    share = field_share(image, Blobs(centres, np.full(4, 80.0), np.ones(4)))
+    assert (share[:3] > 0.3).all() and share[3] == 0.0, share

@@ -1,0 +1,197 @@
+"""Finding Herkle's shields in a frame: one candidate per tile, keyed to the lit shield on the black body.
+
+The paint detector (:mod:`vision.detect`) looks for paint ringed by the black body. On a Herkle tile the
+grey field and the ordinary painted across it are both lit and fill almost the whole face: the body shows
+only as a thin rim, which the camera's blur and a light table bridge here and there, while the ordinary's
+outline (and a black ordinary) cut the lit field into pieces. Connected paint then gives pieces of shields,
+and shields run into each other and into the table.
+
+Here every shield is found by its core instead: the pixels lying at least ``d`` pixels inside the lit part
+of the frame (the distance transform of the lit mask, the paint detector's test of lit). A bridge narrower
+than ``2·d`` (a rim bridged by blur, a shield's corner touching its neighbour's) leaves no core, while the
+middle of a whole shield does: one compact blob per shield. The depth is chosen per frame, scale-free: the
+one at which the most square cores of about one size appear (below the shields' inner radius the cores
+are the shields; far below it they run together; above it they vanish). Around it, a compact blob that is
+two shields run together is split where a deeper level shows their two cores, and a shield whose core
+vanished (a smaller one, further from a tilted camera) is taken from a shallower level. A core's centroid
+is the candidate, its extent plus ``2·d`` the shield's width. Last, every shield shows the frame's field
+colour (:func:`vision.shields.field_colour`) somewhere in its middle: a blob without any is the table seen
+through a hole in the layout, framed by the tiles around it, and is dropped (when the field colour fits
+most blobs, so that it was found).
+
+All points are ``(row, col)`` in the coordinates of the image passed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.detect import PAINT_FRACTION, Blobs, strength
+from vision.patches import cut_patches
+from vision.shields import field_colour
+
+#: Depths tried, as fractions of the lit mask's shorter side (a tile is 1/30 to 1/4 of a frame's shorter
+#: side at the working scales the reader uses), in steps of a quarter.
+DEPTHS = tuple(float(v) for v in 0.003 * 1.25 ** np.arange(14))
+#: Around the chosen depth, this many levels deeper and shallower are looked at for more shields.
+AROUND = 3
+#: A core is compact (a bridge's remains, the table's, are not): the shorter side of its bounding box is
+#: at least this fraction of the longer, and it fills at least this fraction of the box.
+COMPACT = 0.5
+FILL = 0.4
+#: A core taken as a shield is squarer still (a shield is about as high as wide; two shields' cores run
+#: together are about twice as long as wide), and no mere remnant: at least this fraction of its depth wide.
+SQUARE = 0.65
+SOLID = 0.5
+#: Shields are this range of times the size of the chosen level's median one (whole shields measure
+#: 0.8..1.28 of it for 98 in 100 of a rendered set's; the pieces of a shield split by a black ordinary
+#: 0.65..0.78).
+SIZE_RANGE = (0.8, 1.3)
+#: A blob at most this many shields long may be shields run together, split by a deeper level.
+SPLIT = 2.5
+#: A shield's middle has at least this share of pixels of the field colour (within FIELD_TOLERANCE of its
+#: brightest channel); the test is made when the median blob has FIELD_AGREES or more (on 100 frames of a
+#: rendered set, 18 whole shields fail it, and 46 of the 85 blobs that are no tile).
+FIELD_SHARE = 0.05
+FIELD_TOLERANCE = 0.3
+FIELD_AGREES = 0.3
+
+
+@dataclass(frozen=True)
+class _Level:
+    """The cores at one depth: their labels (H, W) int32, the compact ones (``ids`` their labels,
+    ``blobs`` with the depth added back to their extents) and which of them are square."""
+
+    labels: np.ndarray
+    ids: np.ndarray
+    blobs: Blobs
+    square: np.ndarray
+
+
+def find_shields(image: np.ndarray) -> Blobs:
+    """Herkle shield candidates in a BGR frame (or its working copy), one per shield.
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W, 3), dtype uint8
+        BGR image.
+
+    Returns
+    -------
+    Blobs
+        Per shield: the centroid of its core ``(row, col)``, its extent (the core's larger side plus twice
+        its depth, about the shield's width) and the core's area.
+    """
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"image must be BGR uint8 (H, W, 3), got shape {image.shape} dtype {image.dtype}")
+    # at half the resolution (the rims between shields kept dark), a quarter of the work
+    half = _shields(_halved(lit_mask(strength(image))))
+    found = Blobs(half.centres * 2 + 0.5, half.extents * 2, half.areas * 4)
+    if len(found) == 0:
+        return found
+    share = field_share(image, found)
+    if np.median(share) < FIELD_AGREES:
+        return found  # the field colour was not found: no blob is told from the table by it
+    return found.take(share >= FIELD_SHARE)
+
+
+def field_share(image: np.ndarray, blobs: Blobs) -> np.ndarray:
+    """Per blob (N,), the share of its middle (a disc of 0.4 its extent) that has the field colour of the
+    frame's blobs (:func:`vision.shields.field_colour`, most blobs being shields)."""
+    axes = np.zeros((len(blobs), 2, 2))
+    axes[:, 0, 0] = axes[:, 1, 1] = blobs.extents
+    patches = cut_patches(image, blobs.centres, axes, size=16)
+    field = field_colour(patches).astype(np.float32)
+    u = (np.arange(16) + 0.5) / 16 - 0.5
+    middle = patches[:, np.hypot(u[:, None], u[None, :]) < 0.4].astype(np.float32)
+    near = np.linalg.norm(middle - field, axis=2) < FIELD_TOLERANCE * max(float(field.max()), 1.0)
+    return np.asarray(near.mean(axis=1))
+
+
+def lit_mask(q: np.ndarray, *, window: int | None = None) -> np.ndarray:
+    """Where the strength image (H, W) uint8 is lit: at least PAINT_FRACTION of its local mean (the paint
+    detector's test, :func:`vision.detect.find_blobs`), uint8 0/1 (H, W)."""
+    h, w = q.shape
+    win = (window or max(min(h, w) // 8, 3)) | 1
+    threshold = cv2.convertScaleAbs(cv2.blur(q, (win, win)), alpha=PAINT_FRACTION)
+    return np.asarray((q >= threshold).view(np.uint8))
+
+
+def _shields(lit: np.ndarray) -> Blobs:
+    """The shields in a lit mask (H, W) uint8 0/1."""
+    # the depth with the most shields, counted at half this resolution again (cheaper, and as telling)
+    coarse = _halved(lit)
+    depth = _inside(coarse)
+    counts = [_count(_cores(depth, fraction * min(coarse.shape))) for fraction in DEPTHS]
+    k = int(np.argmax(counts))
+    inside = _inside(lit)
+    levels = {
+        j: _cores(inside, DEPTHS[j] * min(lit.shape))
+        for j in range(max(k - AROUND, 0), min(k + AROUND + 1, len(DEPTHS)))
+    }
+    if counts[k] == 0 or len(levels[k].blobs) == 0:
+        return Blobs(np.zeros((0, 2)), np.zeros(0), np.zeros(0))
+    size = float(np.median(levels[k].blobs.extents))
+    chosen = [levels[k].blobs.take(_typical(levels[k].blobs, size) & levels[k].square)]
+    for j in [*range(k + 1, max(levels) + 1), *range(k - 1, min(levels) - 1, -1)]:
+        level = levels[j]
+        # the blob of the level nearer the chosen one that holds each core (deeper), or the core's own
+        # blob (shallower), must hold no shield yet
+        near = levels[j - 1] if j > k else level
+        taken = _label_at(near.labels, np.concatenate([c.centres for c in chosen]))
+        own = _label_at(near.labels, level.blobs.centres)
+        fresh = _typical(level.blobs, size) & level.square & ~np.isin(own, taken)
+        if j > k:  # deeper, only inside a compact blob a few shields long: shields run together
+            fresh &= np.isin(own, near.ids[near.blobs.extents <= SPLIT * size])
+        chosen.append(level.blobs.take(fresh))
+    return Blobs(
+        np.concatenate([c.centres for c in chosen]),
+        np.concatenate([c.extents for c in chosen]),
+        np.concatenate([c.areas for c in chosen]),
+    )
+
+
+def _count(level: _Level) -> int:
+    """How many of a level's cores are square and of about the median one's size."""
+    if len(level.blobs) == 0:
+        return 0
+    return int((_typical(level.blobs, float(np.median(level.blobs.extents))) & level.square).sum())
+
+
+def _halved(lit: np.ndarray) -> np.ndarray:
+    """A lit mask at half the resolution, a pixel lit only where all four of its pixels are (a rim stays
+    dark)."""
+    return np.ascontiguousarray(cv2.erode(lit, np.ones((2, 2), np.uint8), anchor=(0, 0))[::2, ::2])
+
+
+def _inside(lit: np.ndarray) -> np.ndarray:
+    """How deep each pixel lies inside the lit mask: its distance transform (H, W) float32."""
+    return np.asarray(cv2.distanceTransform(lit, cv2.DIST_L2, cv2.DIST_MASK_5))
+
+
+def _cores(inside: np.ndarray, depth: float) -> _Level:
+    """The cores ``depth`` pixels or more inside the lit mask (``inside``: its distance transform)."""
+    core = (inside >= depth).view(np.uint8)
+    _, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
+    area = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+    bw, bh = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    extent = np.maximum(bw, bh).astype(np.float64)
+    short = np.minimum(bw, bh)
+    keep = (extent < min(inside.shape) / 4) & (short >= COMPACT * extent) & (area >= FILL * bw * bh)
+    blobs = Blobs(centroids[1:][keep][:, ::-1].astype(np.float64), extent[keep] + 2 * depth, area[keep])
+    square = (short[keep] >= SQUARE * extent[keep]) & (extent[keep] >= SOLID * depth)
+    return _Level(labels, np.flatnonzero(keep) + 1, blobs, square)
+
+
+def _typical(blobs: Blobs, size: float) -> np.ndarray:
+    """Which blobs are of a shield's size, ``size`` the median shield's extent."""
+    return np.asarray((blobs.extents >= SIZE_RANGE[0] * size) & (blobs.extents <= SIZE_RANGE[1] * size))
+
+
+def _label_at(labels: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The label under each point (N, 2) ``(row, col)``."""
+    rc = np.clip(np.round(points).astype(np.int64), 0, np.array(labels.shape) - 1)
+    return np.asarray(labels[rc[:, 0], rc[:, 1]])
