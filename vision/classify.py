@@ -62,6 +62,12 @@ SHIELD_MISFIT = 0.09
 #: (white or black: 0.38 and less); between, it is not named.
 CHROMATIC_SATURATION = 0.6
 NEUTRAL_SATURATION = 0.5
+#: Herkle: a hue's colour is strong against the field's brightness too (its max - min over the
+#: field's brightest channel: 0.54 and more on rendered sets, warm-calibrated included), while a black
+#: ordinary's is weak however its few levels are tinted (0.21 and less, where its saturation under a
+#: tungsten lamp reaches 0.8 and it was read red); between the two bounds it is not named.
+CHROMATIC_CHROMA = 0.4
+NEUTRAL_CHROMA_FIELD = 0.3
 #: Colours whose prototype's chroma (Lab a, b) is below this are neutral: Herkle's white and black, which
 #: differ only in lightness, which the normalised paint discards: they are named by their lightness
 #: against the shield's grey field instead (:func:`_name_shields`).
@@ -164,6 +170,10 @@ def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) ->
         shapes[i] = shape_names[int(sdist[j].argmin())]
         shape_fit[i] = sdist[j].min()
         saturation, light = view.saturation[i], np.log(max(view.lightness[i], 1e-3))
+        if saturation >= CHROMATIC_SATURATION and view.chroma[i] < CHROMATIC_CHROMA:
+            if view.chroma[i] >= NEUTRAL_CHROMA_FIELD:
+                continue  # saturated for itself, faint against the field: not named
+            saturation = 0.0  # a dark grey whose few levels are tinted: no hue
         if saturation >= CHROMATIC_SATURATION:
             k = int(cdist[j].argmin())
             colours[i], colour_conf[i] = names[hue[k]], cconf[j]

@@ -48,7 +48,8 @@ def truth_json(
     or ``out-of-frame`` (a tile only partly in the picture) or ``glare`` (the lamp's reflection adds at
     least ``glare_at`` 8-bit levels at the centre of a tile's face). ``geometry`` gives the ideal grid's
     homography ``cell_to_image`` (cell ``(row, col)`` on the tiles' top plane -> image ``(row, col)``,
-    3×3, homogeneous, row-col order; it ignores drift and jitter) and each tile's top-face corners.
+    3×3, homogeneous, row-col order; it ignores drift and jitter) and each tile's top-face corners (image
+    ``(row, col)``).
     """
     h, w = scene.size
     tiles, uncertain, quads = [], [], []

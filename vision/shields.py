@@ -64,6 +64,9 @@ class ShieldView:
         The ordinary's brightest channel over the field's: near 1.8 for white, 0.3 for black.
     saturation : ndarray, shape (N,)
         The ordinary's (max - min) / max over its channels: low for white, black (and the field).
+    chroma : ndarray, shape (N,)
+        The ordinary's (max - min) over the field's brightest channel: low for black and the field
+        (however the few levels of a near-black are tinted), high for a hue.
     silhouette : ndarray, shape (N, SIZE, SIZE), float32
         The ordinary (1) on the field (:data:`FIELD_WEIGHT`), centred on the shield and scaled to it.
     outline : ndarray, shape (N, SIZE, SIZE), float32
@@ -75,6 +78,7 @@ class ShieldView:
     paint: np.ndarray
     lightness: np.ndarray
     saturation: np.ndarray
+    chroma: np.ndarray
     silhouette: np.ndarray
     outline: np.ndarray
     found: np.ndarray
@@ -132,7 +136,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray) -> ShieldView:
     core = _disc(s, 0.35)
     body = np.quantile(light[:, edge > 0.40], 0.2, axis=1) if n else np.zeros(0)
     paint = np.zeros((n, 3))
-    lightness, saturation = np.zeros(n), np.zeros(n)
+    lightness, saturation, chroma = np.zeros(n), np.zeros(n), np.zeros(n)
     silhouette = np.zeros((n, SIZE, SIZE), np.float32)
     outline = np.zeros((n, SIZE, SIZE), np.float32)
     found = np.zeros(n, bool)
@@ -155,6 +159,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray) -> ShieldView:
         paint[i] = x[i][solid].mean(axis=0)
         lightness[i] = paint[i].max() / bright
         saturation[i] = (paint[i].max() - paint[i].min()) / max(float(paint[i].max()), 1.0)
+        chroma[i] = (paint[i].max() - paint[i].min()) / bright
         drawn = np.maximum(ordinary, FIELD_WEIGHT * shield).astype(np.float32)
         silhouette[i] = _framed(drawn, shield.astype(np.float32))
         outline[i] = _framed(shield.astype(np.float32), shield.astype(np.float32))
@@ -167,7 +172,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray) -> ShieldView:
     if found.any():
         typical = float(np.median(area[found]))
         found &= (area >= WHOLE * typical) & (off <= CENTRED)
-    return ShieldView(paint, lightness, saturation, silhouette, outline, found)
+    return ShieldView(paint, lightness, saturation, chroma, silhouette, outline, found)
 
 
 @functools.cache

@@ -58,3 +58,27 @@ def test_a_square_of_table_is_no_shield() -> None:
 def test_patches_must_be_bgr_uint8_stacks() -> None:
     with pytest.raises(ValueError, match=r"patches must be \(N, S, S, 3\) uint8, got shape \(32, 32, 3\)"):
         field_colour(np.zeros((PATCH, PATCH, 3), np.uint8))
+
+
+def test_a_tinted_black_ordinary_is_black_not_a_hue() -> None:
+    # a tungsten lamp's cast that white balance leaves on a near-black: a few levels of red make the
+    # black ordinary's own saturation high, while against the field's brightness its colour stays faint
+    from vision.classify import classify
+    from vision.features import measure
+    from vision.prototypes import default_prototypes
+
+    tiles = [Tile(c, "cross") for c in HERKLE.colours] + [Tile("black", "pale"), Tile("black", "fess")]
+    patches = _patches(tiles).astype(np.float32)
+    dark = patches.max(axis=3) < 70
+    patches[dark] *= np.array([0.4, 1.0, 1.3], np.float32)  # BGR: the dark pixels only turn warm
+    patches = np.clip(patches, 0, 255).astype(np.uint8)
+    seen = view_shields(patches, field_colour(patches))
+    black = [i for i, t in enumerate(tiles) if t.colour == "black"]
+    hues = [i for i, t in enumerate(tiles) if t.colour not in ("black", "white")]
+    assert seen.found[black].all()
+    assert (seen.saturation[black] > 0.6).all()  # the tint alone would read as a hue
+    assert (seen.chroma[black] < 0.3).all() and (seen.chroma[hues] > 0.4).all()
+    named = classify(measure(patches), np.ones(3), default_prototypes(HERKLE))
+    for i in black:
+        assert named.colours[i] == "black" or named.colour_confidence[i] == 0.0, named.colours[i]
+    assert sum(named.colours[i] == "black" and named.colour_confidence[i] > 0 for i in black) >= 2
