@@ -12,6 +12,7 @@ there. A probe may also take a symbol candidate that stood apart only at the det
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -41,6 +42,9 @@ RECENTRE = 0.4
 #: Paint whose chromaticity (B, G, R over their sum) lies within this of the table's is taken for the
 #: table (the tiles' paints are saturated: their chromaticities lie further than this from any table's).
 TABLE_CHROMA = 0.1
+#: Herkle's shields are taken when the grid places at least this fraction of them (rendered sets: 0.57 and
+#: more, half of the frames all of them; cores in the noise of a dark table in dim light: 0.17 and less).
+SHIELDS_PLACED = 0.5
 #: Candidates standing apart are evidence only where the tiles around a probe lie within this many cells
 #: of where the grid puts them (a group joined a cell off, or a grid bent out of true, is not extended).
 STEADY = 0.25
@@ -77,9 +81,21 @@ def candidates(
     its scale, the symbol candidates in it and the lattice fitted to them (side neighbours nearest).
     ``tileset`` names the edition: Herkle's candidates are its shields (:mod:`vision.shield_detect`), or
     with ``shields`` False its pieces of paint; those are pieces of ordinaries, not symbols, so none of
-    them stands apart (:attr:`vision.detect.Blobs.apart`)."""
-    herkle = find_shields if shields else _paint_pieces
-    find = herkle if tileset == "herkle" else _paint_blobs
+    them stands apart (:attr:`vision.detect.Blobs.apart`). Shields the grid cannot hold (fewer than
+    SHIELDS_PLACED of them placed: the cores found in the noise of a dark table in dim light) give way to
+    the pieces of paint."""
+    if tileset != "herkle":
+        return _found_by(image, _paint_blobs)
+    if shields:
+        found = _found_by(image, find_shields)
+        if found is None or found[3].placed.mean() >= SHIELDS_PLACED:
+            return found
+    return _found_by(image, _paint_pieces)
+
+
+def _found_by(
+    image: np.ndarray, find: Callable[[np.ndarray], Blobs]
+) -> tuple[np.ndarray, float, Blobs, Lattice] | None:
     h, w = image.shape[:2]
     scale = 1.0 / max(1, round(max(h, w) / FIRST_PASS))
     work = _resize(image, scale)
