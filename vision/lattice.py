@@ -4,9 +4,8 @@ Tiles pushed together by hand keep a regular spacing locally but drift over a lo
 degrees askew, and come in separate groups. So cells are assigned *locally*: each candidate takes its
 cell from an already placed neighbour, rounding the step between them in the neighbour's own local basis
 (a spanning tree grown shortest step first, in the largest group of candidates). Separate groups are
-then joined where the placed points put them, and only where that is clear (:func:`_shift`,
-:func:`_fits_elsewhere`, :func:`_rigid_shift`); one homography through all the points finally predicts
-where the empty cells are.
+then joined where the placed points put them, and only where that is clear (:mod:`vision.shifts`); one
+homography through all the points finally predicts where the empty cells are.
 
 The lattice's orientation comes from the directions between neighbouring candidates (modulo a quarter
 turn) and its pitch from their spacing; neither is a constant. Points are ``(row, col)`` pixels, cells
@@ -22,31 +21,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.geometry import apply_homography, fit_homography, local_axes, similarity, spread
+from vision.shifts import OFF_GRID, fits_elsewhere, lands_on, near_shift, rigid_shift
 
 #: Without neighbours to measure, a tile is this many times its symbol's extent (classic symbols span
 #: 0.55..0.9 of the face).
 TILE_PER_SYMBOL = 1.35
-#: A step between two candidates more than this far from whole cells does not place one from the other.
-OFF_GRID = 0.3
-#: A group this far from a whole shift of the lattice, or further, has no shift it clearly belongs at.
-AMBIGUOUS = 0.4
 #: A point of a joined group this far (cells) from where the placed points put it is left for a later
 #: group of its own: its group's own tree went astray there.
 JOIN_MISFIT = 0.45
-#: A group further than this many cells from the placed ones is joined by a rigid fit (_rigid_shift).
+#: A group further than this many cells from the placed ones is joined by a rigid fit (:func:`rigid_shift`).
 FAR = 3.0
-#: There, the largest misfit (cells) of any point to the grid fitted through both parts, for the best
-#: shift and for the next best (which may instead misfit twice as much as the best and more than
-#: RIGID_FIT). A near group is refused where another shift fits better than its own, with no point
-#: RIGID_OTHER off.
-RIGID_FIT = 0.2
-RIGID_OTHER = 0.3
-FAR_OFF_GRID = 0.15
 #: A far group of fewer points is left out: one or two tiles fit a grid extrapolated that far at some
 #: whole shift by chance (under a steep camera, rendered Connect boards show it).
 FAR_GROUP = 3
-#: How many placed points nearest to a near group check its shift (:func:`_fits_elsewhere`).
-NEAREST = 20
 #: How many placed points nearest to a new group place it.
 NEIGHBOURS = 12
 
@@ -313,7 +300,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     usable: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Give the points of other groups cells, nearest group first, each grown from its own root and
-    shifted (:func:`_shift`) to agree with where the groups placed so far put it (:func:`_predict`)."""
+    shifted (:func:`near_shift`) to agree with where the groups placed so far put it (:func:`_predict`)."""
     cells, placed = cells.copy(), placed.copy()
     taken = {(int(r), int(c)) for r, c in cells[placed]}
     pending = ~placed & usable
@@ -336,18 +323,18 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         # group must fit one rigid grid with the placed points, and at one shift only
         if far:
             agree = np.ones(len(frac), bool)
-            offset = _rigid_shift(pts[done], cells[done], pts[group[sub_placed]], mine, frac)
-            if offset is not None and (len(frac) < FAR_GROUP or _lands_on(mine + offset, taken)):
+            offset = rigid_shift(pts[done], cells[done], pts[group[sub_placed]], mine, frac)
+            if offset is not None and (len(frac) < FAR_GROUP or lands_on(mine + offset, taken)):
                 offset = None
         else:
             # only the points that agree with the root (within OFF_GRID) join with it: where the others
             # disagree, the group's own tree went astray (a seam, a tile pushed askew)
             agree = np.abs(frac - frac[int(np.searchsorted(np.flatnonzero(sub_placed), start))]).max(axis=1)
             agree = agree <= OFF_GRID
-            offset = _shift(frac[agree], mine[agree], taken)
+            offset = near_shift(frac[agree], mine[agree], taken)
             # the map extrapolated from the placed points chose the shift; the group's own spacing must
             # not say it lies elsewhere
-            if offset is not None and _fits_elsewhere(
+            if offset is not None and fits_elsewhere(
                 pts[done], cells[done], pts[group[sub_placed]][agree], mine[agree], offset, taken
             ):
                 offset = None
@@ -365,153 +352,6 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         if placed[group].any():
             pending[group[~placed[group]]] = True
     return cells, placed
-
-
-def _shift(frac: np.ndarray, cells: np.ndarray, taken: set[tuple[int, int]]) -> np.ndarray | None:
-    """The whole-cell shift that puts a separately grown group onto the lattice, or None when in doubt.
-
-    ``frac`` (K, 2) is where the map puts the group's points in lattice cells minus their own ``cells``.
-    When the median lands near a whole shift, that is it. A group pulled half a cell away (a seam the
-    players opened) could belong on either side: the shift is then the one candidate that lands on no
-    taken cell and leaves the group touching the rest (every tile of a game joins the others), or of
-    several the nearest unless it too is nearly half a cell off; else no shift: its tiles are better
-    missed than put a cell off.
-    """
-    middle = np.median(frac, axis=0)
-    near = np.round(middle)
-    if np.abs(middle - near).max() <= OFF_GRID:
-        return np.asarray(near, np.int64)
-    options = [
-        [near[a]] if abs(middle[a] - near[a]) <= OFF_GRID else [np.floor(middle[a]), np.ceil(middle[a])]
-        for a in range(2)
-    ]
-    good, touching = [], []
-    for dr in options[0]:
-        for dc in options[1]:
-            shift = np.array([dr, dc], np.int64)
-            moved = {(int(r + dr), int(c + dc)) for r, c in cells}
-            if not moved & taken:
-                good.append(shift)
-                if any((r + a, c + b) in taken for r, c in moved for a, b in _SIDES):
-                    touching.append(shift)
-    if len(touching) == 1:
-        return touching[0]
-    # several sides possible, or none touching (tiles between unseen): the nearer, unless nearly halfway
-    good = sorted(touching or good, key=lambda g: float(np.abs(middle - g).max()))
-    good = good[:1] if good and np.abs(middle - good[0]).max() <= AMBIGUOUS else []
-    return good[0] if good else None
-
-
-_SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
-
-
-def _rigid_shift(
-    pts: np.ndarray, cells: np.ndarray, group_pts: np.ndarray, group_cells: np.ndarray, frac: np.ndarray
-) -> np.ndarray | None:
-    """The shift of a far group by which it and the placed points lie on one grid: for the whole shift
-    nearest the prediction ``frac`` and the eight around it, a homography is fitted through all the
-    points, and the best shift is kept when every point then lies within RIGID_FIT of its cell while
-    every other shift leaves some point clearly further off: RIGID_OTHER, or twice as far as the best
-    and beyond RIGID_FIT (a grid seen in perspective stays one grid; a group put a cell off does not fit
-    it). A group too small to tell that way is kept only when the prediction falls within FAR_OFF_GRID
-    of a whole shift.
-    """
-    middle = np.round(np.median(frac, axis=0))
-    options = [middle + step for step in _AROUND]
-    misfits = _misfits(pts, cells, group_pts, group_cells, options)
-    order = np.argsort(misfits)
-    best, other = misfits[order[0]], misfits[order[1]]
-    if best <= RIGID_FIT and (other >= RIGID_OTHER or other >= max(RIGID_FIT, 2 * best)):
-        return np.asarray(options[order[0]], np.int64)
-    off = np.median(frac, axis=0) - middle
-    return np.asarray(middle, np.int64) if np.abs(off).max() <= FAR_OFF_GRID else None
-
-
-def _fits_elsewhere(  # noqa: PLR0917 (the join's state, passed along as it is)
-    pts: np.ndarray,
-    cells: np.ndarray,
-    group_pts: np.ndarray,
-    group_cells: np.ndarray,
-    offset: np.ndarray,
-    taken: set[tuple[int, int]],
-) -> bool:
-    """Whether a near group fits one grid with the NEAREST placed points around it better at a shift next
-    to ``offset`` than at ``offset``, and well enough there to be a candidate (no point RIGID_OTHER off its
-    cell): the map extrapolated from the placed points (under a steep camera, from a small part of the
-    layout) may put the group a cell off, and where two shifts fit about as well the group's place is a
-    guess. Shifts that land on taken cells are not considered."""
-    gap = np.linalg.norm(pts[:, None] - group_pts[None], axis=2).min(axis=1)
-    local = np.argsort(gap)[:NEAREST]
-    options = [offset + step for step in _AROUND if not _lands_on(group_cells + offset + step, taken)]
-    misfits = _local_misfits(pts[local], cells[local], group_pts, group_cells, options)
-    mine = next((m for m, o in zip(misfits, options, strict=True) if (o == offset).all()), np.inf)
-    return any(m < mine and m < RIGID_OTHER for m in misfits)
-
-
-def _misfits(
-    pts: np.ndarray,
-    cells: np.ndarray,
-    group_pts: np.ndarray,
-    group_cells: np.ndarray,
-    shifts: list[np.ndarray],
-) -> list[float]:
-    """For each shift of a group: the largest distance (cells) of any point from its cell under the
-    homography fitted through the placed points and the group so shifted."""
-    dst = np.concatenate([pts, group_pts])
-    out = []
-    for shift in shifts:
-        src = np.concatenate([cells, group_cells + shift]).astype(np.float64)
-        h = fit_homography(src, dst)
-        out.append(float(np.abs(apply_homography(np.linalg.inv(h), dst) - src).max()))
-    return out
-
-
-def _local_misfits(
-    pts: np.ndarray,
-    cells: np.ndarray,
-    group_pts: np.ndarray,
-    group_cells: np.ndarray,
-    shifts: list[np.ndarray],
-) -> list[float]:
-    """:func:`_misfits` for a group and the placed points around it, every shift at once: the normalised
-    direct linear transform without the refinement (nine shifts on every join; the points are near each
-    other, where the two agree to a few hundredths of a cell). Too few points, or points on a line:
-    :func:`_misfits`."""
-    every = np.concatenate([cells, group_cells])
-    if len(shifts) == 0 or len(every) < 6 or spread(every) < 1.0:
-        return _misfits(pts, cells, group_pts, group_cells, shifts)
-    src = np.stack([np.concatenate([cells, group_cells + shift]) for shift in shifts]).astype(np.float64)
-    dst = np.concatenate([pts, group_pts]).astype(np.float64)
-    s, s_mid, s_scale = _normalised(src)
-    d = np.broadcast_to(_normalised(dst[None])[0], s.shape)
-    x, y, u, v = s[..., 0], s[..., 1], d[..., 0], d[..., 1]
-    one, zero = np.ones_like(x), np.zeros_like(x)
-    rows = np.concatenate(
-        [
-            np.stack([x, y, one, zero, zero, zero, -u * x, -u * y, -u], axis=-1),
-            np.stack([zero, zero, zero, x, y, one, -v * x, -v * y, -v], axis=-1),
-        ],
-        axis=1,
-    )  # (K, 2N, 9)
-    h = np.linalg.svd(rows, full_matrices=False)[2][:, -1].reshape(-1, 3, 3)
-    back = np.concatenate([d, one[..., None]], axis=-1) @ np.transpose(np.linalg.inv(h), (0, 2, 1))
-    cells_back = back[..., :2] / back[..., 2:] / s_scale + s_mid
-    return [float(m) for m in np.abs(cells_back - src).max(axis=(1, 2))]
-
-
-def _normalised(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Point sets (K, N, 2) moved to their centroid and scaled to a mean distance of sqrt(2) from it (the
-    conditioning of the direct linear transform), with the centroids (K, 1, 2) and scales (K, 1, 1)."""
-    mid = points.mean(axis=1, keepdims=True)
-    scale = np.sqrt(2) / np.maximum(np.linalg.norm(points - mid, axis=2).mean(axis=1), 1e-12)[:, None, None]
-    return (points - mid) * scale, mid, scale
-
-
-_AROUND = [np.array([dr, dc]) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
-
-
-def _lands_on(cells: np.ndarray, taken: set[tuple[int, int]]) -> bool:
-    return any((int(r), int(c)) in taken for r, c in cells)
 
 
 def _predict(

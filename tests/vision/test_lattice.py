@@ -13,7 +13,7 @@ from table import tileset
 from vision import read_table
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
-from vision.lattice import _fits_elsewhere, fit_lattice
+from vision.lattice import fit_lattice
 from vision.render import random_scene, render
 
 
@@ -154,19 +154,6 @@ def test_a_near_group_halfway_between_cells_is_left_out() -> None:
             lattice = fit_lattice(pts, np.full(len(pts), 28.0))
             assert lattice.placed[: len(block)].all()
             assert not lattice.placed[len(block) :].any()
-
-
-def test_a_shift_the_groups_own_spacing_contradicts_is_refused() -> None:
-    # the group fits the placed points' grid cleanly one column from where it is offered
-    block = [(r, c) for r in range(4) for c in range(4)]
-    group = [(r, c) for r in range(2) for c in range(5, 8)]
-    pts = _points(block + group, angle=6.0, pitch=40.0, skew=0.0005)
-    cells = np.array(block)
-    own = np.array(group) - (0, 5)
-    taken = {(r, c) for r, c in block}
-    args = (pts[: len(block)], cells, pts[len(block) :], own)
-    assert not _fits_elsewhere(*args, np.array([0, 5]), taken)
-    assert _fits_elsewhere(*args, np.array([0, 6]), taken)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
