@@ -136,8 +136,7 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     if q.ndim != 2 or q.dtype != np.uint8:
         raise ValueError(f"strength image must be 2-D uint8, got shape {q.shape} dtype {q.dtype}")
     h, w = q.shape
-    win = (window or max(min(h, w) // 8, 3)) | 1
-    mean = cv2.blur(q, (win, win))
+    mean = _local_mean(q, window)
     huge = min(h, w) / 4
     found, refused = _blobs_at(q, mean, PAINT_FRACTION, min_area, huge)
     top = np.zeros(2, np.int64)
@@ -165,6 +164,25 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     return Blobs(found.centres, found.extents, found.areas, more.centres)
 
 
+def lit_mask(q: np.ndarray, *, window: int | None = None) -> np.ndarray:
+    """Where the strength image (H, W) uint8 is lit: at least PAINT_FRACTION of its local mean over a
+    ``window`` box (default as :func:`find_blobs`'s), uint8 0/1 (H, W): what passes for paint."""
+    return _lit(q, _local_mean(q, window), PAINT_FRACTION)
+
+
+def _local_mean(q: np.ndarray, window: int | None) -> np.ndarray:
+    """The mean of ``q`` (H, W) uint8 over a box ``window`` wide (odd; default an eighth of the shorter
+    side), uint8 (H, W)."""
+    h, w = q.shape
+    win = (window or max(min(h, w) // 8, 3)) | 1
+    return np.asarray(cv2.blur(q, (win, win)))
+
+
+def _lit(q: np.ndarray, mean: np.ndarray, fraction: float) -> np.ndarray:
+    """Where ``q`` is at least ``fraction`` of its local ``mean`` (both (H, W) uint8), uint8 0/1."""
+    return np.asarray((q >= cv2.convertScaleAbs(mean, alpha=fraction)).view(np.uint8))
+
+
 def _blobs_at(
     q: np.ndarray,
     mean: np.ndarray,
@@ -178,8 +196,7 @@ def _blobs_at(
     the local ``mean`` strength (H, W) uint8, smaller than ``huge`` pixels across; looked for only where
     ``within`` (H, W) uint8 is set, if given. Also the mask (H, W) uint8 of the blobs refused."""
     w = q.shape[1]
-    threshold = cv2.convertScaleAbs(mean, alpha=fraction)
-    raw = (q >= threshold).view(np.uint8)
+    raw = _lit(q, mean, fraction)
     if within is not None:
         raw = np.asarray(cv2.bitwise_and(raw, within), np.uint8)
     # cut the one- or two-pixel bridges where a symbol's tip comes close to its tile's edge

@@ -6,18 +6,18 @@ only as a thin rim, which the camera's blur and a light table bridge here and th
 outline (and a black ordinary) cut the lit field into pieces. Connected paint then gives pieces of shields,
 and shields run into each other and into the table.
 
-Here every shield is found by its core instead: the pixels lying at least ``d`` pixels inside the lit part
-of the frame (the distance transform of the lit mask, the paint detector's test of lit). A bridge narrower
-than ``2·d`` (a rim bridged by blur, a shield's corner touching its neighbour's) leaves no core, while the
-middle of a whole shield does: one compact blob per shield. The depth is chosen per frame, scale-free: the
-one at which the most square cores of about one size appear (below the shields' inner radius the cores
-are the shields; far below it they run together; above it they vanish). Around it, a compact blob that is
-two shields run together is split where a deeper level shows their two cores, and a shield whose core
-vanished (a smaller one, further from a tilted camera) is taken from a shallower level. A core's centroid
-is the candidate, its extent plus ``2·d`` the shield's width. Last, every shield shows the frame's field
-colour (:func:`vision.shields.field_colour`) somewhere in its middle: a blob without any is the table seen
-through a hole in the layout, framed by the tiles around it, and is dropped (when the field colour fits
-most blobs, so that it was found).
+Here every shield is found by its core instead: the pixels lying at least ``d`` pixels inside the lit part of
+the frame (the distance transform of the paint detector's lit mask, :func:`vision.detect.lit_mask`). A bridge
+narrower than ``2·d`` (a rim bridged by blur, a shield's corner touching its neighbour's) leaves no core,
+while the middle of a whole shield does: one compact blob per shield. The depth is chosen per frame,
+scale-free: the one at which the most square cores of about one size appear (below the shields' inner radius
+the cores are the shields; far below it they run together; above it they vanish). Around it, a compact blob
+that is two shields run together is split where a deeper level shows their two cores, and a shield whose core
+vanished (a smaller one, further from a tilted camera) is taken from a shallower level. A core's centroid is
+the candidate, its extent plus ``2·d`` the shield's width. Last, every shield shows the frame's field colour
+(:func:`vision.shields.field_colour`) somewhere in its middle: a blob without any is the table seen through a
+hole in the layout, framed by the tiles around it, and is dropped (when the field colour fits most blobs, so
+that it was found).
 
 All points are ``(row, col)`` in the coordinates of the image passed in.
 """
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.detect import PAINT_FRACTION, Blobs, strength
+from vision.detect import Blobs, lit_mask, strength
 from vision.patches import cut_patches
 from vision.shields import field_colour
 
@@ -109,15 +109,6 @@ def field_share(image: np.ndarray, blobs: Blobs) -> np.ndarray:
     middle = patches[:, np.hypot(u[:, None], u[None, :]) < 0.4].astype(np.float32)
     near = np.linalg.norm(middle - field, axis=2) < FIELD_TOLERANCE * max(float(field.max()), 1.0)
     return np.asarray(near.mean(axis=1))
-
-
-def lit_mask(q: np.ndarray, *, window: int | None = None) -> np.ndarray:
-    """Where the strength image (H, W) uint8 is lit: at least PAINT_FRACTION of its local mean (the paint
-    detector's test, :func:`vision.detect.find_blobs`), uint8 0/1 (H, W)."""
-    h, w = q.shape
-    win = (window or max(min(h, w) // 8, 3)) | 1
-    threshold = cv2.convertScaleAbs(cv2.blur(q, (win, win)), alpha=PAINT_FRACTION)
-    return np.asarray((q >= threshold).view(np.uint8))
 
 
 def _shields(lit: np.ndarray) -> Blobs:
