@@ -374,12 +374,11 @@ def _predict(
 
 def _group(d: np.ndarray, start: int, allowed: np.ndarray, reach: float) -> np.ndarray:
     """Indices connected to ``start`` through allowed points closer than ``reach`` to each other."""
-    seen = {start}
-    todo = [start]
-    while todo:
-        i = todo.pop()
-        for k in np.nonzero((d[i] < reach) & allowed)[0]:
-            if int(k) not in seen:
-                seen.add(int(k))
-                todo.append(int(k))
-    return np.array(sorted(seen), np.int64)
+    seen = np.zeros(len(d), bool)
+    seen[start] = True
+    frontier = np.array([start])
+    while len(frontier):
+        reached = (d[frontier] < reach).any(axis=0) & allowed & ~seen
+        seen |= reached
+        frontier = np.flatnonzero(reached)
+    return np.flatnonzero(seen)

@@ -172,4 +172,4 @@ _AROUND = [np.array([dr, dc]) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
 
 
 def lands_on(cells: np.ndarray, taken: set[tuple[int, int]]) -> bool:
-    return any((int(r), int(c)) in taken for r, c in cells)
+    return any((r, c) in taken for r, c in np.asarray(cells, np.int64).tolist())

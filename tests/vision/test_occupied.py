@@ -125,3 +125,20 @@ def test_herkle_in_dim_light_falls_back_from_noise_to_paint() -> None:
     tally = score_frame(read_table(image, tileset=tileset("herkle")), out.truth, layout=None, where="dim")
     assert tally.wrong == tally.extra == 0
     assert tally.right >= tally.tiles // 2, tally.summary()
+
+
+@pytest.mark.parametrize("factor", [2, 3, 4, 5, 7])
+def test_the_working_copy_is_the_area_mean_of_each_block(factor: int) -> None:
+    # a rendered frame cut to whole blocks, and blocks of every sum an odd factor's box filter could round
+    # differently from INTER_AREA (an even factor, whose means can fall halfway, keeps INTER_AREA itself)
+    frame = render(random_scene(seed=1, variant="classic", size=(420, 630))).image
+    frame = frame[: frame.shape[0] // factor * factor, : frame.shape[1] // factor * factor]
+    sums = np.arange(255 * factor * factor + 1)
+    blocks = sums[:, None] // factor**2 + (np.arange(factor**2)[None] < (sums % factor**2)[:, None])
+    side = factor * len(sums)
+    crafted = blocks.reshape(1, len(sums), factor, factor).transpose(0, 2, 1, 3).reshape(factor, side)
+    crafted = np.repeat(crafted.astype(np.uint8)[..., None], 3, axis=2)
+    for image in (frame, np.ascontiguousarray(crafted), np.ascontiguousarray(crafted[:, ::-1])):
+        h, w = image.shape[:2]
+        area = cv2.resize(image, (w // factor, h // factor), interpolation=cv2.INTER_AREA)
+        assert np.array_equal(occupied._resize(image, 1.0 / factor), area)
