@@ -35,6 +35,7 @@ from vision.occupied import AROUND, Located, candidates, concat, look, occupied,
 from vision.patches import inside_fraction
 from vision.prototypes import Prototypes, default_prototypes, white_balance
 from vision.reading import Reading, ReadTile, Uncertain
+from vision.rejoin import rejoined, seen
 
 #: Below this confidence a tile is reported as uncertain, not read.
 MIN_CONFIDENCE = 0.6
@@ -83,11 +84,14 @@ def read_table(
     _check_image(image)
     prototypes = calibration or default_prototypes(tileset)
     if layout is None:
-        located = locate(image, tileset=tileset.name)
-        if located is None:
+        spotted = candidates(image, tileset=tileset.name)
+        first = None if spotted is None else occupied(*spotted)
+        if spotted is None or first is None:
             return Reading((), (), _ms(started), {})
+        named = classify(first.measured, white_balance(first.measured.body), prototypes)
+        # the groups the grid left out join where the rules of the game put them
+        located, named = rejoined(first, named, spotted[2], prototypes)
         gains = white_balance(located.measured.body)
-        named = classify(located.measured, gains, prototypes)
         origin = located.cells.min(axis=0)
         tiles, uncertain = _decide(located, named, located.cells - origin, None, min_confidence)
         covered = covered_cells(located.work, located.lattice, located.cells, gains) - origin
@@ -175,13 +179,13 @@ def _registered(
     left = np.ones(len(blobs), bool)
     for _ in range(PARTS):
         located, named, moved = part
-        left &= ~_seen(blobs.centres, located.centres, pitch)
+        left &= ~seen(blobs.centres, located.centres, pitch)
         if moved is not None and transform is None:
             parts, transform, matched, alone_named = [located], moved, moved[2], named
         elif moved is not None and transform is not None and moved[0] == transform[0]:
             # a part's probes may find again tiles of the parts before
             taken = np.concatenate([p.centres for p in parts])
-            piece = located.take(~_seen(located.centres, taken, pitch))
+            piece = located.take(~seen(located.centres, taken, pitch))
             cells = _to_reader(moved, transform, piece.cells)
             if not np.isin(cell_keys(cells), cell_keys(np.concatenate([p.cells for p in parts]))).any():
                 parts.append(replace(piece, cells=cells))
@@ -285,14 +289,6 @@ def _registered_part(  # noqa: PLR0917 (one step of _registered, passed its stat
         if best[2] is not None and best[2][2] * 2 >= len(known):
             break
     return best
-
-
-def _seen(points: np.ndarray, centres: np.ndarray, pitch: float) -> np.ndarray:
-    """Which points (N, 2) lie within half a cell (``pitch`` pixels) of one of the ``centres`` (K, 2)."""
-    if len(centres) == 0:
-        return np.zeros(len(points), bool)
-    gap = np.linalg.norm(points[:, None] - centres[None], axis=2).min(axis=1)
-    return np.asarray(gap < 0.5 * pitch)
 
 
 def _to_reader(part: Transform, main: Transform, cells: np.ndarray) -> np.ndarray:

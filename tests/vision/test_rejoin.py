@@ -1,0 +1,69 @@
+"""vision/rejoin.py: groups the grid left out join where the rules of the game allow one place only."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from table import Board, Tile, tileset
+from vision import reader
+from vision.evaluate import Tally, score_frame
+from vision.rejoin import Side, _verdict
+from vision.render import Rendered, random_scene, render
+from vision.render_dataset import frame_seed
+
+
+def _side(text: str, unsure: tuple[tuple[int, int], ...] = ()) -> Side:
+    board = Board.from_text(text)
+    cells = sorted(board)
+    return Side(
+        {cell: i for i, cell in enumerate(cells)},
+        {cell: None if cell in unsure else board[cell] for cell in cells},
+        [np.array(cell, np.float64) for cell in cells],
+    )
+
+
+def test_a_part_that_continues_the_lines_it_meets_is_valid() -> None:
+    side = _side("Ro Rx Rs")
+    # a red clover and a red diamond carry on the red row
+    assert _verdict(side, {(0, 3): Tile("red", "clover"), (0, 4): Tile("red", "diamond")}) == "valid"
+
+
+def test_a_part_that_breaks_a_line_is_broken() -> None:
+    side = _side("Ro Rx Rs")
+    assert _verdict(side, {(0, 3): Tile("blue", "clover")}) == "broken"  # neither red nor a circle
+    assert _verdict(side, {(0, 3): Tile("red", "circle")}) == "broken"  # the red circle twice
+
+
+def test_lines_of_tiles_not_named_with_confidence_judge_nothing() -> None:
+    side = _side("Ro Rx Rs", unsure=((0, 2),))
+    # the red square is not named with confidence: a second one beside it is no duplicate the reader knows
+    assert _verdict(side, {(0, 3): Tile("red", "square")}) == "valid"
+    # the named tiles of the line still count
+    assert _verdict(side, {(0, 3): Tile("blue", "square")}) == "broken"
+    assert _verdict(side, {(0, 3): None}) == "open"
+    # a tile below the row touches one read tile only through an unnamed one
+    assert _verdict(side, {(1, 2): Tile("blue", "diamond")}) == "open"
+
+
+@cache
+def _seam_frame() -> Rendered:
+    # frame 17 of the rendered classic set (seed 31): rows drift and gaps open, so the grid leaves a group
+    # of 13 tiles out whose place the map extrapolated from the others puts half a cell off
+    return render(random_scene(seed=frame_seed(31, 17), variant="classic", size=(768, 1024)))
+
+
+def test_a_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = _seam_frame()
+    joined = _score(out)
+    monkeypatch.setattr(reader, "rejoined", lambda located, named, blobs, prototypes: (located, named))
+    alone = _score(out)
+    assert joined.right >= alone.right + 10, (joined.summary(), alone.summary())
+    assert joined.wrong + joined.extra <= alone.wrong + alone.extra
+
+
+def _score(out: Rendered) -> Tally:
+    reading = reader.read_table(out.image, tileset=tileset("classic"))
+    return score_frame(reading, out.truth, layout=None, where="render")

@@ -1,0 +1,233 @@
+"""Joining the groups the grid left out, by the rules of the game.
+
+The grid (:mod:`vision.lattice`) leaves a group of tiles out where its geometry fits two whole shifts about
+equally (a group pulled half a cell along a seam, a camera too steep for the placed tiles' map to carry
+across a gap): a tile put a cell off is worse than a tile missed. The tiles themselves often settle it. A
+Qwirkle line is one colour or one shape and never holds a tile twice, and that holds for any run of
+side-by-side tiles of a legal board, so also for the part of it a camera sees. Such a group is read as a
+part of its own (its own grid, patches and names), and the 25 whole shifts around where the read tiles' grid
+puts it are tried. A shift is ruled out where it puts a tile on a read one, touches no read tile (between a
+group and the rest, unseen tiles may lie: the rules say nothing there), or puts tiles side by side that lie
+more than BESIDE from one step apart in the photo (measured in the read tile's own axes: no map extrapolated
+across a gap). The group joins where exactly one shift left keeps every line it forms with the read tiles
+valid, provided another breaks a line, or the photo puts that one within CLOSE of whole steps. Only tiles
+named with confidence count in a line.
+
+The rules can tell shifts across the lines a group meets, not along them: a group slid one cell along a
+row it continues keeps the row valid (a gap in a line, closed, is still one colour or one shape). That is
+why a shift the rules alone allow must still be a clear step in the photo.
+
+A reading is a record of what lies on the table, illegal plays included: the rules only choose between
+places the photo cannot tell apart, and never move or drop a tile the grid placed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from table import Tile
+from table.rules import line_violations
+from vision.classify import Named, classify
+from vision.detect import Blobs
+from vision.geometry import fit_homography, local_axes
+from vision.lattice import fit_lattice
+from vision.occupied import Located, concat, occupied
+from vision.prototypes import Prototypes, white_balance
+
+#: At most this many groups are tried.
+PARTS = 6
+#: A shift is tried where each pair of tiles it puts side by side lies within this many cells of that step
+#: in the photo.
+BESIDE = 0.75
+#: Where no other shift is judged, the one allowed must put the tiles side by side that lie within this
+#: many cells of one step apart in the photo.
+CLOSE = 0.3
+#: Tiles named with less confidence do not count in a line.
+SURE = 0.6
+
+_SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+@dataclass(frozen=True)
+class Side:
+    """The read tiles as a part sees them (a joined part's tiles are added): cell -> index into
+    ``centres`` (work pixels), and each cell's tile (None where it is not named with confidence)."""
+
+    index: dict[tuple[int, int], int]
+    tiles: dict[tuple[int, int], Tile | None]
+    centres: list[np.ndarray]
+
+
+def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototypes) -> tuple[Located, Named]:
+    """``located`` and ``named`` with the groups the grid left out joined where the rules put them.
+
+    Parameters
+    ----------
+    located, named : Located, Named
+        The reading so far and its names (one row per read tile).
+    blobs : Blobs
+        Every symbol candidate of the frame (the ones not read are the groups left out).
+    prototypes : Prototypes
+        What the tiles are named by.
+
+    Returns
+    -------
+    located, named
+        The same objects when nothing joined; else the tiles of the joined groups appended (their cells in
+        the reading's grid, the grid's homography refitted through every tile) and all named again.
+    """
+    pitch = located.lattice.pitch
+    left = ~seen(blobs.centres, located.centres, pitch)
+    parts: list[Located] = []
+    keys = [(int(r), int(c)) for r, c in located.cells]
+    side = Side(
+        {key: i for i, key in enumerate(keys)},
+        {key: _tile(named, i) for i, key in enumerate(keys)},
+        list(located.centres),
+    )
+    gains = white_balance(located.measured.body)
+    for _ in range(PARTS):
+        if left.sum() < 2:
+            break
+        rest = blobs.take(left)
+        alone = fit_lattice(rest.centres, rest.extents, join=False)
+        left[np.flatnonzero(left)[alone.placed]] = False
+        part = occupied(located.work, located.scale, rest, alone)
+        if part is None:
+            continue
+        part = part.take(~seen(part.centres, np.array(side.centres), pitch))  # probes find read tiles again
+        if len(part.cells) < 2:
+            continue
+        part_named = classify(part.measured, gains, prototypes)
+        cells = _joined_cells(located, side, part, part_named)
+        if cells is None:
+            continue
+        parts.append(replace(part, cells=cells))
+        for k, (r, c) in enumerate(cells):
+            side.index[(int(r), int(c))] = len(side.centres)
+            side.tiles[(int(r), int(c))] = _tile(part_named, k)
+            side.centres.append(part.centres[k])
+    if not parts:
+        return located, named
+    every = [located, *parts]
+    cells = np.concatenate([p.cells for p in every])
+    centres = np.concatenate([p.centres for p in every])
+    h = fit_homography(cells.astype(np.float64), centres, tolerance=0.3 * pitch)
+    grown = replace(
+        located,
+        lattice=replace(located.lattice, homography=h),
+        cells=cells,
+        centres=centres,
+        patches=np.concatenate([p.patches for p in every]),
+        measured=concat([p.measured for p in every]),
+    )
+    return grown, classify(grown.measured, white_balance(grown.measured.body), prototypes)
+
+
+def _joined_cells(located: Located, side: Side, part: Located, named: Named) -> np.ndarray | None:
+    """The part's cells in the reading's grid at the one shift the rules allow, or None."""
+    turn = _turn(located, part)
+    if turn is None:
+        return None
+    own = part.cells @ turn.T
+    guess = np.round(np.median(located.lattice.cell_of(part.centres) - own, axis=0)).astype(np.int64)
+    tiles = [_tile(named, i) for i in range(len(own))]
+    allowed, told = [], set()
+    for step in ((dr, dc) for dr in range(-2, 3) for dc in range(-2, 3)):
+        cells = own + guess + step
+        keys = [(int(r), int(c)) for r, c in cells]
+        if any(k in side.index for k in keys):
+            continue  # on a read tile
+        err = _beside(located.lattice.homography, side, part.centres, keys)
+        if err is None or err > BESIDE:
+            continue  # touching no read tile, or side by side with tiles that lie apart in the photo
+        verdict = _verdict(side, dict(zip(keys, tiles, strict=True)))
+        told.add(verdict)
+        if verdict == "valid":
+            allowed.append((cells, err))
+    # the rules decide: one shift keeps the lines it forms with the read tiles valid and either another
+    # breaks a line or the photo puts its tiles side by side with the read ones within CLOSE of a step
+    if len(allowed) != 1:
+        return None
+    cells, err = allowed[0]
+    return cells if "broken" in told or err <= CLOSE else None
+
+
+def _beside(h: np.ndarray, side: Side, centres: np.ndarray, keys: list[tuple[int, int]]) -> float | None:
+    """How far (cells) from one step apart in the photo, at worst, the part's tiles at ``keys`` (their
+    image ``centres``) lie from the read tiles they are put beside (measured in the read tile's own axes:
+    no map extrapolated across a gap); None when they are put beside none."""
+    worst = None
+    for k, (r, c) in enumerate(keys):
+        for dr, dc in _SIDES:
+            j = side.index.get((r + dr, c + dc))
+            if j is not None:
+                axes = local_axes(h, np.array([r + dr, c + dc], np.float64))
+                step = np.linalg.solve(axes.T, centres[k] - side.centres[j])
+                worst = max(worst or 0.0, float(np.abs(step - (-dr, -dc)).max()))
+    return worst
+
+
+def _verdict(side: Side, part: dict[tuple[int, int], Tile | None]) -> str:
+    """What the part at its cells (cell -> tile, None where not named with confidence) does to the lines it
+    forms with the read tiles: ``"valid"``, ``"broken"`` or ``"open"`` (no line across the seam holds
+    two tiles named with confidence)."""
+    lines = {line for key in part for line in _lines_across(key, part, side.tiles)}
+    if any(not _valid(line, part, side.tiles) for line in lines):
+        return "broken"
+    return "valid" if lines else "open"
+
+
+def _tile(named: Named, i: int) -> Tile | None:
+    return Tile(named.colours[i], named.shapes[i]) if named.confidence[i] >= SURE else None
+
+
+def _lines_across(
+    cell: tuple[int, int], part: dict[tuple[int, int], Tile | None], read: dict[tuple[int, int], Tile | None]
+) -> list[tuple[tuple[int, int], ...]]:
+    """The lines (runs of side-by-side tiles, as their cells) through ``cell`` that hold a tile of the
+    part and a tile of the reading, both named with confidence."""
+    found = []
+    for axis in ((0, 1), (1, 0)):
+        run = [cell]
+        for sign in (1, -1):
+            r, c = cell[0] + sign * axis[0], cell[1] + sign * axis[1]
+            while (r, c) in part or (r, c) in read:
+                run.append((r, c))
+                r, c = r + sign * axis[0], c + sign * axis[1]
+        sure = [k for k in run if (part[k] if k in part else read[k]) is not None]
+        if any(k in part for k in sure) and any(k not in part for k in sure):
+            found.append(tuple(sorted(sure)))
+    return found
+
+
+def _valid(
+    line: tuple[tuple[int, int], ...],
+    part: dict[tuple[int, int], Tile | None],
+    read: dict[tuple[int, int], Tile | None],
+) -> bool:
+    """Whether a line's tiles named with confidence are one colour or one shape, no tile twice."""
+    tiles = [part[k] if k in part else read[k] for k in line]
+    return not line_violations(tiles, line)  # type: ignore[arg-type]
+
+
+def _turn(located: Located, part: Located) -> np.ndarray | None:
+    """The quarter turn (2×2 int) taking the part's cell steps to the reading's (each grid's axes are
+    known only modulo a quarter turn), or None where the two grids do not agree on one."""
+    theirs = local_axes(part.lattice.homography, part.cells.mean(axis=0))
+    ours = local_axes(located.lattice.homography, located.lattice.cell_of(part.centres).mean(axis=0))
+    m = np.linalg.solve(ours.T, theirs.T)
+    turn = np.round(m)
+    if np.abs(m - turn).max() > 0.3 or abs(np.linalg.det(turn)) != 1 or np.abs(turn).sum() != 2:
+        return None
+    return np.asarray(turn, np.int64)
+
+
+def seen(points: np.ndarray, centres: np.ndarray, pitch: float) -> np.ndarray:
+    """Which points (N, 2) lie within half a cell (``pitch`` pixels) of one of the ``centres`` (K, 2)."""
+    if len(centres) == 0 or len(points) == 0:
+        return np.zeros(len(points), bool)
+    gap = np.linalg.norm(points[:, None] - centres[None], axis=2).min(axis=1)
+    return np.asarray(gap < 0.5 * pitch)
