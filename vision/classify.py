@@ -9,7 +9,8 @@ frame: after a first pass, each colour's prototype moves halfway to the mean of 
 given that colour in this frame (when there are a few), and the tiles are named again; this absorbs
 what the white balance left of the light. The colour-blind edition's inner mark is a second colour cue,
 its distance joined to the paint's. Herkle's ordinaries, which are not star-shaped, are named on their
-shields (:mod:`vision.shields`): the shape by silhouette, the colour against the shield's grey field.
+shields (:mod:`vision.shields`): the shape by silhouette joined with the ordinary's arch (a chevron's
+arms rise to a point, a fess is level), the colour against the shield's grey field.
 Where the names cannot be told apart (a fess from a pale when the frame's "up" is not known; an
 ordinary about as grey as its field) the tile is left uncertain.
 """
@@ -32,8 +33,8 @@ from vision.prototypes import (
 )
 from vision.shields import (
     ShieldView,
+    arch,
     field_colour,
-    outline_misfit,
     shield_lightness,
     shield_outline,
     shield_templates,
@@ -53,10 +54,11 @@ ASYMMETRY_SPREAD = 0.04
 #: a rendered Herkle set (seed 31) the tiles named right lie 1.2 to 2.4 spreads from their shape (a
 #: tenth to nine tenths), so it is no outlier test; the soft-max over it gives the confidence.
 SHIELD_SPREAD = 0.05
-#: Herkle: a shield whose outline is further than this from the painted shield's (root-mean-square, see
-#: :func:`vision.shields.outline_misfit`) is not named: 0.07 covers nine in ten whole shields on a
-#: rendered set (seed 5), a misread ordinary's shield is typically 0.10 away.
-SHIELD_MISFIT = 0.09
+#: Herkle: the spread of an ordinary's arch (:func:`vision.shields.arch`) about its shape's on the painted
+#: model: the rendered tiles scatter by 0.08 to 0.15 about their shape's median, which lies up to 0.24
+#: from the painted model's (bend, saltire); together about 0.3. It tells a chevron, whose silhouette
+#: is about as near the fess's as its own when it is painted flatter, from a fess.
+ARCH_SPREAD = 0.3
 #: Herkle: an ordinary at least this saturated ((max - min) / max of its paint) is a hue (red, yellow,
 #: green, blue: 0.74 and more on rendered sets), one below the other bound is grey like the field
 #: (white or black: 0.38 and less); between, it is not named.
@@ -198,14 +200,17 @@ def _on_shields(
     none = np.zeros(0, np.intp), names, np.zeros((0, len(names)))
     if not len(m):
         return None, *none
-    view = view_shields(m.patch, field_colour(m.patch))
-    whole = view.found & (outline_misfit(view.outline, shield_outline(tiles)) <= SHIELD_MISFIT)
-    if not whole.any():
+    # whole shields only: of the frame's size, centred and shield-shaped (completed where a dark
+    # ordinary cut the lit field's corners)
+    view = view_shields(m.patch, field_colour(m.patch), outline=shield_outline(tiles))
+    if not view.found.any():
         return view, *none
-    found = np.flatnonzero(whole)
+    found = np.flatnonzero(view.found)
     seen = dataclasses.replace(m.take(found), silhouette=view.silhouette[found])
-    on_shields = dataclasses.replace(prototypes, shapes=shield_templates(tiles), shape_spread=SHIELD_SPREAD)
-    names, distance = _silhouette_distance(seen, on_shields)
+    templates = shield_templates(tiles)
+    on_shields = dataclasses.replace(prototypes, shapes=templates, shape_spread=SHIELD_SPREAD)
+    rise = arch(view.silhouette[found])[:, None] - arch(np.array([templates[k] for k in templates]))[None]
+    names, distance = _silhouette_distance(seen, on_shields, also=rise / ARCH_SPREAD)
     return view, found, names, distance
 
 
@@ -247,7 +252,9 @@ def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], 
     return _silhouette_distance(m, prototypes)
 
 
-def _silhouette_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
+def _silhouette_distance(
+    m: Measurements, prototypes: Prototypes, *, also: np.ndarray | None = None
+) -> tuple[list[str], np.ndarray]:
     """Silhouette distances (N, K) in spreads, with the frame's "up" voted over its tiles.
 
     The grid's axes are known only modulo a quarter turn, and Herkle's ordinaries are not: a fess is a pale
@@ -256,7 +263,9 @@ def _silhouette_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[
     (each ordinary is clipped to the shield, which is taller than wide, so even a cross tells), each vote
     capped at one spread, and every tile is then named in the winning parity. When the vote is not clear, a
     tile whose name depends on the parity (a fess or a pale) is as near the one name as the other: its
-    confidence is at most one half, so it is uncertain, never read as the other.
+    confidence is at most one half, so it is uncertain, never read as the other. ``also`` (N, K): distances
+    in spreads by a cue that a quarter turn does not change (Herkle's :func:`vision.shields.arch`), joined
+    to the silhouette's in both parities (they multiply as likelihoods).
     """
     names = list(prototypes.shapes)
     sil = m.silhouette.reshape(len(m), -1)
@@ -266,7 +275,8 @@ def _silhouette_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[
         for k in turns:
             templates = np.array([np.rot90(prototypes.shapes[n], k) for n in names]).reshape(len(names), -1)
             per_turn.append(np.sqrt(((sil[:, None, :] - templates[None]) ** 2).mean(axis=2)))
-        by_parity.append(np.minimum(*per_turn) / prototypes.shape_spread)
+        distance = np.minimum(*per_turn) / prototypes.shape_spread
+        by_parity.append(distance if also is None else np.hypot(distance, also))
     even, odd = by_parity
     vote = float(np.clip(odd.min(axis=1) - even.min(axis=1), -1.0, 1.0).sum())
     chosen, other = (even, odd) if vote >= 0 else (odd, even)

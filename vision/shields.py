@@ -9,7 +9,10 @@ frame's field colour is the commonest colour of the lit middles of its patches. 
 is the convex hull of its lit pixels (a black ordinary splits the field, never the hull), the ordinary is
 whatever in the shield is unlike the field, its colour is measured on its solid middle, and its
 silhouette is drawn together with the shield's (so every tile shows which way is up) in the shield's own
-frame: centred on the shield and scaled to its size.
+frame: centred on the shield and scaled to its size. Where that hull is not shield-shaped, the shield's
+known form decides: a black ordinary that reaches the shield's edge takes corners off the hull, which then
+lies inside a shield of the frame's size and is completed by it; a field run into the lit table through
+a blurred rim is cut from it. A chevron is told from a fess by its arch (:func:`arch`).
 
 All functions take (N, S, S, 3) BGR uint8 patches cut in the grid's axes (:mod:`vision.patches`).
 """
@@ -42,12 +45,33 @@ SPREAD = 0.30
 #: lies at most this far (in cells) from its cell's middle.
 WHOLE = 0.8
 CENTRED = 0.1
+#: A shield whose outline is further than this from the painted shield's (root-mean-square, see
+#: :func:`outline_misfit`) is not whole: 0.07 covers nine in ten whole shields on a rendered set (seed 5),
+#: a misread ordinary's shield is typically 0.10 away.
+MISFIT = 0.09
+#: A hull cut by a dark ordinary is completed by the frame's shield when the shield holds all but this
+#: fraction of it and it covers at least HELD of the shield (see :func:`_completed`): on the painted
+#: model a black ordinary's hull covers 0.80 (saltire) to 0.94 (fess) of its shield, blur and a tilted
+#: camera take a little more (on a rendered set, with a bound of 0.6: 0.77 and more for 95 in 100 of the
+#: black ordinaries completed, while the two tiles it misread sat at 0.65 and 0.66).
+OUTSIDE = 0.05
+HELD = 0.7
+#: ... and when its ordinary is darker than the field by more than halfway to black (0.3 on the painted
+#: model, in log terms: the bound :mod:`vision.classify` names black below).
+DARK = 0.55
+#: The body's rim around a shield is about 7 % of the tile wide (two pixels of a patch); where blur
+#: bridges it, the lit field runs into the lit table or the neighbour's: bridges this many pixels wide are
+#: cut (see :func:`_middle`).
+BRIDGE = 2
 #: The silhouette is blurred by this many of its pixels (sigma): a shield found a pixel off, or cut by
 #: its cell's edge, then still lies close to its shape's.
 SOFTEN = 1.0
 #: The ordinary (with its dark outline) covers at most this fraction of its shield (0.78 for the
 #: saltire, the widest, on the painted model; 0.77 for 99 in 100 of a rendered set's).
 MOST = 0.9
+#: A column of the silhouette counts in :func:`arch` when it holds this many pixels of ordinary (an eighth
+#: of its height).
+ARCH_COLUMN = 3.0
 #: Weight of the field in the silhouette (the ordinary is 1, outside the shield 0).
 FIELD_WEIGHT = 0.5
 
@@ -117,7 +141,7 @@ def field_colour(patches: np.ndarray) -> np.ndarray:
     return np.asarray(middle, np.float64)
 
 
-def view_shields(patches: np.ndarray, field: np.ndarray) -> ShieldView:
+def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray | None = None) -> ShieldView:
     """Find each patch's shield and the ordinary on it (see :class:`ShieldView`).
 
     Parameters
@@ -126,6 +150,10 @@ def view_shields(patches: np.ndarray, field: np.ndarray) -> ShieldView:
         BGR patches, one cell each, in the grid's axes.
     field : ndarray, shape (3,)
         The frame's field colour (:func:`field_colour`).
+    outline : ndarray, shape (SIZE, SIZE), optional
+        The shield's outline (:func:`shield_outline`). Given, a shield is whole only when it is also
+        shield-shaped (:func:`outline_misfit` at most MISFIT), and a lit field whose hull is not is
+        completed where a dark ordinary cut its corners (:func:`_completed`).
     """
     _check(patches)
     n, s = patches.shape[:2]
@@ -135,44 +163,164 @@ def view_shields(patches: np.ndarray, field: np.ndarray) -> ShieldView:
     edge = np.maximum(np.abs(u)[:, None], np.abs(u)[None, :])
     core = _disc(s, 0.35)
     body = np.quantile(light[:, edge > 0.40], 0.2, axis=1) if n else np.zeros(0)
-    paint = np.zeros((n, 3))
-    lightness, saturation, chroma = np.zeros(n), np.zeros(n), np.zeros(n)
-    silhouette = np.zeros((n, SIZE, SIZE), np.float32)
-    outline = np.zeros((n, SIZE, SIZE), np.float32)
-    found = np.zeros(n, bool)
-    area, off = np.zeros(n), np.zeros(n)
+    view = ShieldView(
+        np.zeros((n, 3)),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros((n, SIZE, SIZE), np.float32),
+        np.zeros((n, SIZE, SIZE), np.float32),
+        np.zeros(n, bool),
+    )
+    hulls = np.zeros((n, s, s), np.uint8)
+    lits = np.zeros((n, s, s), np.uint8)
+    local = np.zeros((n, 3), np.float32)
     for i in range(n):
-        local = _local_field(x[i][core], np.asarray(field, np.float32))
-        bright = max(float(local.max()), 1.0)
+        local[i] = _local_field(x[i][core], np.asarray(field, np.float32))
+        bright = max(float(local[i].max()), 1.0)
         lit = (light[i] > body[i] + LIT * (bright - body[i])) & (edge < 0.44)
-        lit = cv2.morphologyEx(lit.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        points = np.argwhere(lit > 0)
+        lits[i] = cv2.morphologyEx(lit.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        points = np.argwhere(lits[i] > 0)
         if len(points) < s * s // 20:
             continue
-        shield = np.zeros((s, s), np.uint8)
-        cv2.fillConvexPoly(shield, cv2.convexHull(points[:, ::-1].astype(np.int32)), 1)
-        unlike = np.linalg.norm(x[i] - local, axis=2) / bright
-        ordinary = np.clip((unlike - UNLIKE) / UNLIKE, 0.0, 1.0) * shield
-        solid = cv2.erode((ordinary > 0.9).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-        if solid.sum() < 3 or ordinary.sum() > MOST * shield.sum():
-            continue  # no ordinary, or "all ordinary": the field is not this shield's (glare, the table)
-        paint[i] = x[i][solid].mean(axis=0)
-        lightness[i] = paint[i].max() / bright
-        saturation[i] = (paint[i].max() - paint[i].min()) / max(float(paint[i].max()), 1.0)
-        chroma[i] = (paint[i].max() - paint[i].min()) / bright
-        drawn = np.maximum(ordinary, FIELD_WEIGHT * shield).astype(np.float32)
-        silhouette[i] = _framed(drawn, shield.astype(np.float32))
-        outline[i] = _framed(shield.astype(np.float32), shield.astype(np.float32))
-        found[i] = True
-        area[i] = shield.sum()
-        rows, cols = np.nonzero(shield)
-        off[i] = max(abs(u[rows].mean()), abs(u[cols].mean()))
+        cv2.fillConvexPoly(hulls[i], cv2.convexHull(points[:, ::-1].astype(np.int32)), 1)
+        _describe(view, i, x[i], local[i], hulls[i])
+    area = hulls.sum(axis=(1, 2)).astype(np.float64)
+    off = _off_centre(hulls)
     # a shield cut by the cell's edge, or a piece of one (a black ordinary splits the field), is no whole
     # shield: smaller than the frame's shields, or off its cell's middle
-    if found.any():
-        typical = float(np.median(area[found]))
-        found &= (area >= WHOLE * typical) & (off <= CENTRED)
-    return ShieldView(paint, lightness, saturation, chroma, silhouette, outline, found)
+    if not view.found.any():
+        return view
+    typical = float(np.median(area[view.found]))
+    whole = view.found & (area >= WHOLE * typical) & (off <= CENTRED)
+    if outline is not None:
+        whole &= outline_misfit(view.outline, outline) <= MISFIT
+        for i, shield in _completed(hulls, view.found & ~whole, whole, outline):
+            view.found[i] = False
+            _describe(view, i, x[i], local[i], shield)
+            # only a dark ordinary (a black one) is cut from the lit field: a hue or white is lit itself
+            whole[i] = view.found[i] and view.lightness[i] <= DARK
+        # a shield run into the lit table or into its neighbour's through its blurred rim: the hull of
+        # its own lit part, the one in the cell's middle once the bridges are cut
+        for j in np.flatnonzero(~whole & (area > 0)):
+            middle = _middle(lits[j])
+            if middle is None:
+                continue
+            view.found[j] = False
+            _describe(view, int(j), x[j], local[j], middle)
+            whole[j] = bool(
+                view.found[j]
+                and middle.sum() >= WHOLE * typical
+                and _off_centre(middle[None])[0] <= CENTRED
+                and outline_misfit(view.outline[j : j + 1], outline)[0] <= MISFIT
+            )
+    view.found[:] = whole
+    return view
+
+
+def _describe(view: ShieldView, i: int, x: np.ndarray, local: np.ndarray, shield: np.ndarray) -> None:
+    """Fill row ``i`` of ``view`` from a patch (S, S, 3) float32, its field colour (3,) and its shield
+    (S, S) uint8 0/1; ``found`` stays False when the shield shows no ordinary, or all ordinary."""
+    bright = max(float(local.max()), 1.0)
+    unlike = np.linalg.norm(x - local, axis=2) / bright
+    ordinary = np.clip((unlike - UNLIKE) / UNLIKE, 0.0, 1.0) * shield
+    solid = cv2.erode((ordinary > 0.9).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    if solid.sum() < 3 or ordinary.sum() > MOST * shield.sum():
+        return  # no ordinary, or "all ordinary": the field is not this shield's (glare, the table)
+    paint = x[solid].mean(axis=0)
+    view.paint[i] = paint
+    view.lightness[i] = paint.max() / bright
+    view.saturation[i] = (paint.max() - paint.min()) / max(float(paint.max()), 1.0)
+    view.chroma[i] = (paint.max() - paint.min()) / bright
+    drawn = np.maximum(ordinary, FIELD_WEIGHT * shield).astype(np.float32)
+    view.silhouette[i] = _framed(drawn, shield.astype(np.float32))
+    view.outline[i] = _framed(shield.astype(np.float32), shield.astype(np.float32))
+    view.found[i] = True
+
+
+def _off_centre(shields: np.ndarray) -> np.ndarray:
+    """How far (N,) each shield's (N, S, S) centroid lies from its cell's middle along either axis, in
+    cells (0 for an empty mask)."""
+    s = shields.shape[1]
+    u = (np.arange(s) + 0.5) / s - 0.5
+    total = np.maximum(shields.sum(axis=(1, 2)), 1)
+    rows = (shields.sum(axis=2) @ u) / total
+    cols = (shields.sum(axis=1) @ u) / total
+    return np.asarray(np.maximum(np.abs(rows), np.abs(cols)))
+
+
+def _middle(lit: np.ndarray) -> np.ndarray | None:
+    """The convex hull (S, S) uint8 of the part of a lit mask (S, S) uint8 0/1 in the cell's middle, the
+    bridges of up to BRIDGE pixels to other lit parts (the table, a neighbour's shield, seen through a
+    blurred rim) cut; None when the middle is not lit or the part is too small to be a shield."""
+    s = len(lit)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (BRIDGE + 1, BRIDGE + 1))
+    _, labels = cv2.connectedComponents(cv2.morphologyEx(lit, cv2.MORPH_OPEN, disc), connectivity=4)
+    middle = labels[s // 2 - 2 : s // 2 + 2, s // 2 - 2 : s // 2 + 2]
+    own = np.isin(labels, middle[middle > 0]).astype(np.uint8)
+    points = np.argwhere((cv2.dilate(own, np.ones((BRIDGE + 1, BRIDGE + 1), np.uint8)) & lit) > 0)
+    if len(points) < s * s // 20:
+        return None
+    hull = np.zeros((s, s), np.uint8)
+    cv2.fillConvexPoly(hull, cv2.convexHull(points[:, ::-1].astype(np.int32)), 1)
+    return hull
+
+
+def _completed(
+    hulls: np.ndarray, broken: np.ndarray, whole: np.ndarray, outline: np.ndarray
+) -> list[tuple[int, np.ndarray]]:
+    """The shields (S, S) uint8 of the ``broken`` (N,) hulls (N, S, S) that a dark ordinary cut: a dark
+    ordinary reaching the shield's edge (a black bend, saltire or cross, a black pale's foot) takes the
+    shield's corners off the lit field's hull, which is then smaller and blunter than a shield but lies
+    inside one. Such a hull is completed by the frame's shield (``outline`` (SIZE, SIZE), at the size
+    of the ``whole`` shields, at the quarter turn and shift within CENTRED of the cell's middle that
+    hold the most of the hull) when the shield holds all but OUTSIDE of it and the hull covers at least
+    HELD of the shield. A square of table framed by tiles, a shield run into the lit table or into its
+    neighbour's, is not held by a shield; a piece of a neighbour's shield is not in the cell's middle."""
+    if whole.sum() < 3 or not broken.any():
+        return []
+    s = hulls.shape[1]
+    u = np.arange(s) - (s - 1) / 2
+    r2 = u[:, None] ** 2 + u[None, :] ** 2
+    spread = float(np.median([np.sqrt((h * r2).sum() / h.sum()) for h in _recentred(hulls[whole])]))
+    shields = _placed_shields(outline, s, spread)
+    size = shields.reshape(len(shields), -1).sum(axis=1)
+    out = []
+    for i in np.flatnonzero(broken):
+        hull = hulls[i].reshape(-1).astype(bool)
+        outside = (hull[None] & ~shields.reshape(len(shields), -1)).sum(axis=1)
+        best = int(np.argmin(outside))
+        if outside[best] <= OUTSIDE * hull.sum() and hull.sum() >= HELD * size[best]:
+            out.append((int(i), shields[best].astype(np.uint8)))
+    return out
+
+
+def _recentred(shields: np.ndarray) -> np.ndarray:
+    """Shields (N, S, S) moved to put their centroids in the middle (whole pixels)."""
+    s = shields.shape[1]
+    out = np.zeros_like(shields)
+    for i, m in enumerate(shields):
+        rows, cols = np.nonzero(m)
+        dy, dx = round((s - 1) / 2 - rows.mean()), round((s - 1) / 2 - cols.mean())
+        out[i] = np.roll(m, (dy, dx), axis=(0, 1))
+    return out
+
+
+def _placed_shields(outline: np.ndarray, s: int, spread: float) -> np.ndarray:
+    """The shield ``outline`` (SIZE, SIZE) drawn (K, S, S) bool in an S×S patch with the root mean square
+    radius ``spread`` pixels, at every quarter turn and every whole-pixel shift within CENTRED cells of
+    the middle."""
+    k = spread / (SPREAD * SIZE)
+    m = np.array([[k, 0, (s - 1) / 2 - k * (SIZE - 1) / 2], [0, k, (s - 1) / 2 - k * (SIZE - 1) / 2]])
+    reach = int(CENTRED * s)
+    out = []
+    for turns in range(4):
+        drawn = cv2.warpAffine(np.rot90(outline, turns).copy(), m, (s, s), flags=cv2.INTER_LINEAR) > 0.5
+        padded = np.pad(drawn, reach)
+        for dy in range(-reach, reach + 1):
+            for dx in range(-reach, reach + 1):
+                out.append(padded[reach - dy : reach - dy + s, reach - dx : reach - dx + s])
+    return np.array(out)
 
 
 @functools.cache
@@ -189,6 +337,35 @@ def shield_outline(tiles: TileSet) -> np.ndarray:
     """The shield's outline (:attr:`ShieldView.outline`) on the painted model, the mean over the tiles."""
     stack, _ = painted_patches(tiles)
     return np.asarray(view_shields(stack, field_colour(stack)).outline.mean(axis=0), np.float32)
+
+
+def arch(silhouettes: np.ndarray) -> np.ndarray:
+    """How much each ordinary rises to a point (N,): the slope of its middle row against the distance
+    from the shield's middle column (or the same turned a quarter, whichever is steeper), unsigned.
+
+    A chevron's two arms rise to a point (0.68 on the painted model); a fess is a level band, and a
+    pale, cross, saltire or bend is symmetric about the middle, so their middles lie level (0.3 and
+    less). It does not change when the ordinary sits a little high or low on its shield, which the
+    silhouette's difference does.
+
+    Parameters
+    ----------
+    silhouettes : ndarray, shape (N, SIZE, SIZE)
+        :attr:`ShieldView.silhouette`: the ordinary 1 on the field FIELD_WEIGHT.
+    """
+    ordinary = np.clip((silhouettes - FIELD_WEIGHT) / (1.0 - FIELD_WEIGHT), 0.0, 1.0)
+    c = np.arange(SIZE) - (SIZE - 1) / 2
+    slopes = []
+    for o in (ordinary, np.swapaxes(ordinary, 1, 2)):
+        mass = o.sum(axis=1)  # (N, SIZE) per column
+        middle = (o * c[None, :, None]).sum(axis=1) / np.maximum(mass, 1e-6)
+        weight = np.where(mass >= ARCH_COLUMN, mass, 0.0)
+        x = np.abs(c)[None]
+        total = np.maximum(weight.sum(axis=1, keepdims=True), 1e-6)
+        dx = x - (weight * x).sum(axis=1, keepdims=True) / total
+        dy = middle - (weight * middle).sum(axis=1, keepdims=True) / total
+        slopes.append(np.abs((weight * dx * dy).sum(axis=1)) / np.maximum((weight * dx**2).sum(axis=1), 1e-6))
+    return np.asarray(np.maximum(*slopes))
 
 
 def outline_misfit(outlines: np.ndarray, template: np.ndarray) -> np.ndarray:

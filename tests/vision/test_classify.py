@@ -56,12 +56,25 @@ def test_a_lone_herkle_fess_or_pale_is_not_guessed() -> None:
 
 def test_herkle_white_and_black_are_told_apart_against_the_field() -> None:
     """White and black differ only in lightness, which the normalised paint drops: they are named by
-    how much lighter or darker than the shield's grey field the ordinary is. (A black saltire or cross
-    cuts the lit field off the shield's edges, so its shield is not whole: it is left uncertain.)"""
+    how much lighter or darker than the shield's grey field the ordinary is."""
     tiles = [Tile("white", "cross"), Tile("black", "fess"), Tile("white", "bend"), Tile("black", "pale")]
     tiles += [Tile("red", "fess"), Tile("green", "chevron")]
     for tile, (colour, shape, conf) in zip(tiles, _named(tiles, "herkle"), strict=True):
         assert (colour, shape) == (tile.colour, tile.shape) and conf >= MIN_CONFIDENCE, (tile, colour, conf)
+
+
+def test_herkle_black_ordinaries_that_cut_the_shields_corners_are_named() -> None:
+    """A black bend or saltire takes the shield's corners off its lit field: the hull of the field is
+    blunter than a shield, and is completed by the frame's shield (it was left uncertain before)."""
+    tiles = [Tile("black", "bend"), Tile("black", "saltire"), Tile("black", "cross"), Tile("red", "fess")]
+    tiles += [Tile("blue", "chevron"), Tile("yellow", "pale"), Tile("green", "bend")]
+    for turns in range(4):
+        for tile, (colour, shape, conf) in zip(tiles, _named(tiles, "herkle", turns), strict=True):
+            assert (colour, shape) == (tile.colour, tile.shape) and conf >= MIN_CONFIDENCE, (
+                turns,
+                tile,
+                conf,
+            )
 
 
 def test_an_ordinary_as_grey_as_its_field_is_not_named(monkeypatch: pytest.MonkeyPatch) -> None:

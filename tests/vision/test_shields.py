@@ -1,16 +1,30 @@
-"""vision/shields.py: Herkle's field, shields and ordinaries, on painted tiles."""
+"""vision/shields.py: Herkle's field, shields and ordinaries, on painted tiles and a rendered frame."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import vision.classify
+import vision.shields
 from table import Tile, tileset
-from vision.classify import SHIELD_MISFIT
+from vision.classify import classify
+from vision.evaluate import score_frame
+from vision.features import measure
 from vision.patches import PATCH
-from vision.prototypes import paint_patches
+from vision.prototypes import default_prototypes, paint_patches
+from vision.reader import MIN_CONFIDENCE, read_table
+from vision.render import random_scene, render
 from vision.render_tiles import BODY, HERKLE_FIELD, PAINT
-from vision.shields import field_colour, outline_misfit, shield_outline, view_shields
+from vision.shields import (
+    MISFIT,
+    arch,
+    field_colour,
+    outline_misfit,
+    shield_outline,
+    shield_templates,
+    view_shields,
+)
 
 HERKLE = tileset("herkle")
 
@@ -52,7 +66,7 @@ def test_a_square_of_table_is_no_shield() -> None:
     table[0, 2:-2, 2:-2] = HERKLE_FIELD  # grey, framed by dark tiles, but square
     seen = view_shields(np.concatenate([patches, table]), np.asarray(HERKLE_FIELD))
     misfit = outline_misfit(seen.outline, template)
-    assert (misfit[:2] < 0.5 * SHIELD_MISFIT).all() and misfit[2] > SHIELD_MISFIT
+    assert (misfit[:2] < 0.5 * MISFIT).all() and misfit[2] > MISFIT
 
 
 def test_patches_must_be_bgr_uint8_stacks() -> None:
@@ -82,3 +96,66 @@ def test_a_tinted_black_ordinary_is_black_not_a_hue() -> None:
     for i in black:
         assert named.colours[i] == "black" or named.colour_confidence[i] == 0.0, named.colours[i]
     assert sum(named.colours[i] == "black" and named.colour_confidence[i] > 0 for i in black) >= 2
+
+
+def test_a_shield_whose_corners_a_black_ordinary_cut_is_completed() -> None:
+    tiles = [Tile("black", "bend"), Tile("black", "saltire"), Tile("red", "fess"), Tile("blue", "pale")]
+    tiles += [Tile("yellow", "cross"), Tile("green", "chevron")]
+    patches = _patches(tiles)
+    field = field_colour(patches)
+    template = shield_outline(HERKLE)
+    hulls = view_shields(patches, field)
+    # the lit field's hull is blunter than a shield where the black ordinary reaches the edge
+    assert (outline_misfit(hulls.outline[:2], template) > MISFIT).all()
+    seen = view_shields(patches, field, outline=template)
+    assert seen.found.all()
+    assert (outline_misfit(seen.outline, template) <= MISFIT).all()
+    # the rest are their own hulls, unchanged
+    assert np.array_equal(seen.silhouette[2:], hulls.silhouette[2:])
+    # a square of table framed by tiles is not held by a shield: still no shield
+    table = np.full((1, PATCH, PATCH, 3), BODY, np.uint8)
+    table[0, 2:-2, 2:-2] = HERKLE_FIELD
+    table[0, 12:20, 2:-2] = (30, 30, 30)  # with a dark band across, as a black fess would be
+    assert not view_shields(np.concatenate([patches, table]), field, outline=template).found[-1]
+
+
+def test_only_a_chevron_rises_to_a_point() -> None:
+    rise = {shape: float(arch(silhouette[None])[0]) for shape, silhouette in shield_templates(HERKLE).items()}
+    assert rise["chevron"] > 0.5
+    assert all(value < 0.35 for shape, value in rise.items() if shape != "chevron"), rise
+    # a chevron sitting a little low on its shield rises as much, and a quarter turn changes nothing
+    chevron = shield_templates(HERKLE)["chevron"]
+    moved = np.roll(chevron, 2, axis=0)
+    assert abs(float(arch(moved[None])[0]) - rise["chevron"]) < 0.1
+    assert abs(float(arch(np.rot90(chevron)[None].copy())[0]) - rise["chevron"]) < 1e-6
+
+
+def test_a_rendered_frame_reads_more_tiles_with_whole_shields_and_arches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    conditions = {"hand": 0.0, "light": "neutral", "table": "dark-wood", "px_per_tile": 42.0, "tilt": 8.0}
+    conditions |= {"drift": 0.5, "gaps": 0.0, "blur": 0.8, "noise": 1.0, "jpeg_quality": 90, "glare": 0.0}
+    scene = render(random_scene(seed=12, variant="herkle", size=(600, 800), tiles=40, **conditions))
+    now = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
+    monkeypatch.setattr(vision.shields, "_completed", lambda *args: [])
+    monkeypatch.setattr(vision.shields, "_middle", lambda lit: None)
+    monkeypatch.setattr(vision.classify, "ARCH_SPREAD", float("inf"))
+    before = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
+    assert now.wrong == now.extra == 0, now.summary()
+    assert now.right >= before.right + 2, (now.summary(), before.summary())
+
+
+def test_a_shield_run_into_the_lit_table_is_cut_from_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    tiles = [Tile("red", "pale"), Tile("blue", "fess"), Tile("yellow", "cross"), Tile("green", "chevron")]
+    tiles += [Tile("white", "bend")]
+    patches = _patches(tiles)
+    field = field_colour(patches)
+    template = shield_outline(HERKLE)
+    bridged = patches.copy()
+    bridged[0, :, 28:] = (150, 170, 190)  # a light table just past the tile's edge
+    bridged[0, 14:16, 27:28] = (150, 170, 190)  # seen through a gap that blur made in the rim
+    assert view_shields(bridged, field, outline=template).found.all()
+    named = classify(measure(bridged), np.ones(3), default_prototypes(HERKLE))
+    assert (named.colours[0], named.shapes[0]) == ("red", "pale") and named.confidence[0] >= MIN_CONFIDENCE
+    monkeypatch.setattr(vision.shields, "_middle", lambda lit: None)
+    assert not view_shields(bridged, field, outline=template).found[0]  # the hull takes the table in
