@@ -68,7 +68,8 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
     located, named : Located, Named
         The reading so far and its names (one row per read tile).
     blobs : Blobs
-        Every symbol candidate of the frame (the ones not read are the groups left out).
+        Every symbol candidate of the frame (the ones not read are the groups left out), with the symbols
+        standing apart only at the lower threshold (``blobs.apart``), which may make a group of their own.
     prototypes : Prototypes
         What the tiles are named by.
 
@@ -79,6 +80,15 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
         the reading's grid, the grid's homography refitted through every tile) and all named again.
     """
     pitch = located.lattice.pitch
+    if len(blobs.apart):
+        # the symbols standing apart only at the lower threshold may make a group of their own too
+        extent = np.full(len(blobs.apart), np.median(blobs.extents) if len(blobs) else 0.0)
+        blobs = Blobs(
+            np.concatenate([blobs.centres, blobs.apart]),
+            np.concatenate([blobs.extents, extent]),
+            np.concatenate([blobs.areas, np.zeros(len(blobs.apart))]),
+            blobs.apart,
+        )
     left = ~seen(blobs.centres, located.centres, pitch)
     parts: list[Located] = []
     keys = [(int(r), int(c)) for r, c in located.cells]
