@@ -9,7 +9,8 @@ The steps, all on a working copy of the frame shrunk by a whole factor (a tile s
 3. name colours and shapes against the prototypes (:mod:`vision.classify`);
 4. look for something lying over the table next to the tiles (:mod:`vision.occlusion`);
 5. with a printed board, register the grid to the board's printed start tiles to report board cells;
-   groups the grid left out are read as parts of their own, each registered on the start tiles it holds.
+   groups the grid left out are read as parts of their own, each registered on the start tiles it holds;
+6. a group still left out joins where the rules of the game allow it one place only (:mod:`vision.rejoin`).
 
 Whatever cannot be named with confidence goes to ``uncertain`` with the reason: ``out-of-frame``,
 ``glare``, ``blur``, ``occluded`` (something that is not a tile covers the symbol or the cell) or
@@ -211,9 +212,14 @@ def _registered(
         )
     grown = _on_known(located, transform, known, prototypes)
     if grown is located and len(parts) == 1:
-        return located, alone_named, transform
-    named = classify(grown.measured, white_balance(grown.measured.body), prototypes)
-    return grown, named, (transform[0], transform[1], matched)
+        named = alone_named
+    else:
+        named = classify(grown.measured, white_balance(grown.measured.body), prototypes)
+    # what no part registered joins where the rules of the game put it
+    joined, named = rejoined(grown, named, blobs, prototypes)
+    if joined is located:
+        return located, named, transform
+    return joined, named, (transform[0], transform[1], matched)
 
 
 def _on_known(located: Located, transform: Transform, known: Board, prototypes: Prototypes) -> Located:

@@ -78,8 +78,19 @@ def test_groups_far_apart_on_a_printed_board_are_read_as_parts(monkeypatch: pyte
     assert tally.wrong == 0 and tally.extra == 0
     assert tally.right >= tally.tiles - 2, tally.summary()
     monkeypatch.setattr(reader, "PARTS", 1)
+    # one part only: the other arms are joined by the rules of the game (vision/rejoin.py) where they touch
+    # the read tiles, with no tile put a cell off
+    by_rules = score_frame(
+        read_table(out.image, tileset=tileset("connect"), layout=scene.layout),
+        out.truth,
+        layout=scene.layout,
+        where="render",
+    )
+    assert by_rules.wrong == 0 and by_rules.extra == 0
+    monkeypatch.setattr(reader, "rejoined", lambda located, named, blobs, prototypes: (located, named))
     alone = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
     assert score_frame(alone, out.truth, layout=scene.layout, where="render").right < tally.tiles // 2
+    assert by_rules.right > tally.tiles // 2, by_rules.summary()
 
 
 def test_a_start_tile_the_detector_missed_is_looked_for_on_its_printed_cell(
