@@ -32,6 +32,7 @@ from vision.prototypes import (
     painted_prototypes,
 )
 from vision.shields import (
+    BLACK_RISE,
     ShieldView,
     arch,
     field_colour,
@@ -145,8 +146,9 @@ def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) ->
     round foot make every tile's vote count). Colours: an ordinary unlike the field in hue is named by
     the paint prototypes among the chromatic colours; one about as grey as the field by how much lighter
     or darker than the field it is, against the painted model's white and black, and only when it is
-    further from the field than halfway to that colour. An ordinary in between, or no shield found: not
-    named (confidence 0).
+    further from the field than halfway to that colour (black also as dark as the body,
+    :data:`vision.shields.BLACK_RISE`). An ordinary in between, or no shield found: not named
+    (confidence 0).
     """
     n = len(m)
     tiles = tileset(prototypes.tileset)
@@ -184,7 +186,10 @@ def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) ->
             grey = min(np.flatnonzero(neutral), key=lambda k: abs(light - np.log(lightness[names[k]])))
             model = np.log(lightness[names[grey]])
             colours[i] = names[grey]
-            colour_conf[i] = float(light * model > 0 and abs(light) >= 0.5 * abs(model))
+            # darker than the field: black only when as dark as the body (a grey between is a white
+            # ordinary in shadow taken for the field, the field then read as the ordinary)
+            black = model > 0 or view.rise[i] <= BLACK_RISE
+            colour_conf[i] = float(light * model > 0 and abs(light) >= 0.5 * abs(model) and black)
     shape_conf[found] = _softmax_best(sdist, 1.0)
     return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
 

@@ -7,6 +7,8 @@ shows a contrasted symbol; then the cells next to them are looked at, round afte
 (:func:`look`): a symbol whose tip touches its tile's edge, or whose paint runs into the table, is found
 there. A probe may also take a symbol candidate that stood apart only at the detector's higher threshold
 (:attr:`vision.detect.Blobs.apart`) as evidence, where its paint is not the table's colour.
+On Herkle's tiles a probe also takes a whole shield with a black ordinary on it (:func:`_dark_shields`):
+no paint of such a tile stands out from its body.
 :mod:`vision.reader` names what is found.
 """
 
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from table import tileset as edition
 from vision.detect import Blobs, find_blobs, strength
 from vision.features import MAX_REACH, Measurements, Presence, measure, presence
 from vision.geometry import local_axes
@@ -25,6 +28,7 @@ from vision.lattice import Lattice, cell_keys, fit_lattice
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
 from vision.shield_detect import find_shields
+from vision.shields import black, field_colour, shield_outline, view_shields
 
 #: The working copy's longer side on the first pass, and the least tile width it is shrunk to (by a
 #: whole factor: INTER_AREA is fastest on them, and the patches are cut at 32 pixels a cell anyway).
@@ -51,6 +55,16 @@ STEADY = 0.25
 
 
 @dataclass(frozen=True)
+class Shields:
+    """Herkle: what a probe compares a cell's shield with, from the tiles the detector found: their
+    field colour (3,) BGR (:func:`vision.shields.field_colour`) and their patches (N, S, S, 3), which
+    give the frame's shield size."""
+
+    field: np.ndarray
+    patches: np.ndarray
+
+
+@dataclass(frozen=True)
 class Located:
     """Where the tiles are: the working copy, its scale, and per occupied cell its centre and axes."""
 
@@ -62,6 +76,9 @@ class Located:
     patches: np.ndarray  # (N, S, S, 3)
     measured: Measurements
     apart: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # (K, 2) work pixels, Blobs.apart
+    #: Herkle: the shields of the tiles the detector found (probes then also take a whole shield with a
+    #: black ordinary, :func:`_dark_shields`); None for the other editions.
+    shields: Shields | None = None
 
     def take(self, keep: np.ndarray) -> Located:
         """The tiles of ``keep`` (a mask or indices) only."""
@@ -123,8 +140,11 @@ def _paint_pieces(work: np.ndarray) -> Blobs:
     return replace(_paint_blobs(work), apart=np.zeros((0, 2)))
 
 
-def occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) -> Located | None:
-    """Measure the cells of the placed candidates, then look for missed tiles next to them."""
+def occupied(
+    work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice, *, tileset: str | None = None
+) -> Located | None:
+    """Measure the cells of the placed candidates, then look for missed tiles next to them (``tileset``
+    "herkle": whole shields with a dark ordinary too, see :func:`_dark_shields`)."""
     cells = lattice.cells[lattice.placed]
     centres = blobs.centres[lattice.placed]
     axes = local_axes(lattice.homography, cells.astype(np.float64))
@@ -142,6 +162,7 @@ def occupied(work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice) -> 
         patches[keep],
         measure(patches[keep], p.take(keep)),
         blobs.apart,
+        Shields(field_colour(patches[keep]), patches[keep]) if tileset == "herkle" else None,
     )
     return probed(located, located.cells)
 
@@ -166,6 +187,10 @@ def probed(located: Located, tried: np.ndarray) -> Located:
             table=table,
             steady=_near(guess, lattice.point(probe.astype(np.float64)), axes, STEADY),
         )
+        if located.shields is not None:
+            rows, where, cut, m = _with_dark_shields(
+                located.work, guess, axes, located.shields, (rows, where, cut, m)
+            )
         if m is None:
             break
         cells = np.concatenate([cells, probe[rows]])
@@ -247,6 +272,49 @@ def look(
         if not found.any():
             return none
     return rows[found], guess[found], again[found], m
+
+
+def _with_dark_shields(
+    work: np.ndarray,
+    predicted: np.ndarray,
+    axes: np.ndarray,
+    shields: Shields,
+    seen: tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None]:
+    """:func:`look`'s answer ``seen`` with the Herkle tiles it refused that :func:`_dark_shields` takes,
+    placed at their predicted centres (N, 2)."""
+    rows, where, cut, m = seen
+    rest = np.setdiff1d(np.arange(len(predicted)), rows)
+    if len(rest) == 0:
+        return seen
+    patches = _cut(work, predicted[rest], axes[rest])
+    taken = _dark_shields(patches, shields)
+    if not taken.any():
+        return seen
+    extra = measure(patches[taken])
+    return (
+        np.concatenate([rows, rest[taken]]),
+        np.concatenate([where, predicted[rest[taken]]]),
+        np.concatenate([cut, patches[taken]]),
+        extra if m is None else concat([m, extra]),
+    )
+
+
+def _dark_shields(patches: np.ndarray, shields: Shields) -> np.ndarray:
+    """Which Herkle patches (N, S, S, 3) a probe takes although their paint is not contrasted against
+    their body: a black ordinary is darker than the field it splits, so the paint seen is the grey field
+    only, a symbol too large and too faint for :func:`look`. The patch is ringed by the dark body and
+    holds a whole shield of the frame's field colour, size and form in its middle
+    (:func:`vision.shields.view_shields`, seen with the ``shields`` the detector found, which set the
+    size), with a black ordinary on it (:func:`vision.shields.black`)."""
+    taken = presence(patches).frame > 0.5
+    if not taken.any():
+        return taken
+    known = len(shields.patches)
+    both = np.concatenate([shields.patches, patches[taken]])
+    view = view_shields(both, shields.field, outline=shield_outline(edition("herkle")))
+    taken[taken] = (view.found & black(view))[known:]
+    return np.asarray(taken)
 
 
 def _chroma_gap(paint: np.ndarray, table: np.ndarray) -> np.ndarray:

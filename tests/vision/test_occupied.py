@@ -142,3 +142,27 @@ def test_the_working_copy_is_the_area_mean_of_each_block(factor: int) -> None:
         h, w = image.shape[:2]
         area = cv2.resize(image, (w // factor, h // factor), interpolation=cv2.INTER_AREA)
         assert np.array_equal(occupied._resize(image, 1.0 / factor), area)
+
+
+def test_herkle_probes_take_the_whole_shields_of_black_ordinaries(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a black ordinary splits its shield's grey field and is darker than it: no paint stands out from the
+    # body, so the paint probe refuses the cell; the probe that finds a whole shield of the frame's form
+    # with a black ordinary on it takes it, and nothing is read wrong
+    scene = random_scene(
+        seed=4,
+        variant="herkle",
+        size=(600, 800),
+        tiles=40,
+        hand=0.0,
+        light="neutral",
+        table="dark-wood",
+        px_per_tile=40.0,
+        tilt=5.0,
+    )
+    out = render(scene)
+    herkle = tileset("herkle")
+    found = score_frame(read_table(out.image, tileset=herkle), out.truth, layout=None, where="r")
+    monkeypatch.setattr(occupied, "_dark_shields", lambda patches, shields: np.zeros(len(patches), bool))
+    without = score_frame(read_table(out.image, tileset=herkle), out.truth, layout=None, where="r")
+    assert found.wrong == found.extra == 0, found.summary()
+    assert found.right >= without.right + 8, (found.summary(), without.summary())

@@ -19,6 +19,7 @@ from vision.render_tiles import BODY, HERKLE_FIELD, PAINT
 from vision.shields import (
     MISFIT,
     arch,
+    black,
     field_colour,
     outline_misfit,
     shield_outline,
@@ -159,3 +160,24 @@ def test_a_shield_run_into_the_lit_table_is_cut_from_it(monkeypatch: pytest.Monk
     assert (named.colours[0], named.shapes[0]) == ("red", "pale") and named.confidence[0] >= MIN_CONFIDENCE
     monkeypatch.setattr(vision.shields, "_middle", lambda lit: None)
     assert not view_shields(bridged, field, outline=template).found[0]  # the hull takes the table in
+
+
+def test_a_white_ordinary_in_shadow_is_not_read_as_a_black_one() -> None:
+    # a white cross in shadow is as light as the frame's field, and the shield's own field, darker still,
+    # is then taken for the ordinary: darker than the field by more than halfway to black, yet far
+    # lighter than the body, as black paint never is
+    tiles = [Tile("white", "cross"), Tile("black", "cross"), Tile("black", "pale"), Tile("red", "fess")]
+    tiles += [Tile("blue", "pale"), Tile("yellow", "bend"), Tile("green", "saltire")]
+    patches = _patches(tiles)
+    shaded = patches[0].astype(np.float32)
+    shaded[shaded.max(axis=2) < 1.3 * max(HERKLE_FIELD)] *= 0.85  # the field, not the white cross
+    patches[0] = np.clip(shaded / vision.shields.shield_lightness(HERKLE)["white"], 0, 255).astype(np.uint8)
+    seen = view_shields(patches, field_colour(patches), outline=shield_outline(HERKLE))
+    assert seen.lightness[0] <= vision.shields.DARK  # by lightness alone, a black ordinary
+    rise = seen.rise / vision.shields.BLACK_RISE
+    assert rise[0] > 1.0 and (rise[1:3] < 0.5).all()
+    assert black(seen).tolist() == [False, True, True, False, False, False, False]
+    assert not seen.found[0] and seen.found[1:].all()  # no black ordinary completes its shield
+    named = classify(measure(patches), np.ones(3), default_prototypes(HERKLE))
+    assert named.colour_confidence[0] == 0.0
+    assert named.colours[1:3] == ["black", "black"] and (named.colour_confidence[1:3] == 1.0).all()
