@@ -9,6 +9,7 @@ real Connect photo ``connect-game1/1_20`` when ``../shared/datasets`` is present
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -109,6 +110,8 @@ def run() -> list[dict[str, Any]]:
                 "target": "<= 3x decode",
                 "decode_ms": round(decode, 2),
                 "ratio": round(read / decode, 3),
+                # the reader's Python suffers more from a busy neighbour than the SIMD decode does
+                "load_average": round(os.getloadavg()[0], 2),
             }
         )
         before, after = _peak(data, variant)

@@ -66,23 +66,29 @@ def register(confirmed: Board, seen: Board, *, hint: Registration | None = None)
     where: dict[Tile, list[Cell]] = defaultdict(list)
     for cell, tile in confirmed.items():
         where[tile].append(cell)
+    items = list(seen.items())
+    matching = [(cell, where[tile]) for cell, tile in items if tile in where]
     votes: Counter[tuple[int, Cell]] = Counter()
     for turns in range(4):
-        for cell, tile in seen.items():
+        for cell, targets in matching:
             r, c = transform_cell(cell, turns=turns)
-            for tr, tc in where.get(tile, ()):
+            for tr, tc in targets:
                 votes[(turns, (tr - r, tc - c))] += 1
     if not votes:
         return Registration(hint.turns, hint.shift)
     most = max(votes.values())
     best: tuple[tuple[int, int, int, int, int], Registration] | None = None
+    turned: dict[int, list[tuple[Cell, Tile]]] = {}  # the read tiles turned, once per quarter turn
+    known = dict(confirmed.items())
     for (turns, shift), matched in votes.items():
         if matched * 2 < most:
             continue
+        if turns not in turned:
+            turned[turns] = [(transform_cell(cell, turns=turns), tile) for cell, tile in items]
         conflicts = 0
-        for cell, tile in seen.items():
-            moved = transform_cell(cell, shift=shift, turns=turns)
-            if moved in confirmed and confirmed[moved] != tile:
+        for (r, c), tile in turned[turns]:
+            there = known.get((r + shift[0], c + shift[1]))
+            if there is not None and there != tile:
                 conflicts += 1
         distance = abs(shift[0] - hint.shift[0]) + abs(shift[1] - hint.shift[1])
         key = (-matched, int(turns != hint.turns), conflicts, distance, turns)

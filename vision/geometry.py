@@ -41,31 +41,24 @@ def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     return np.asarray(out / w[..., None])
 
 
-def fit_homography(src: np.ndarray, dst: np.ndarray, *, tolerance: float | None = None) -> np.ndarray:
+def fit_homography(
+    src: np.ndarray, dst: np.ndarray, *, tolerance: float | None = None, spanning: bool = False
+) -> np.ndarray:
     """The ``(row, col)``-form homography taking ``src`` (N, 2) to ``dst`` (N, 2), least squares.
 
     With fewer than 4 points, or points on one line, an affine similarity is fitted instead (which is what
-    a camera nearly overhead gives anyway). ``tolerance`` (in ``dst`` units) turns on RANSAC.
+    a camera nearly overhead gives anyway). ``tolerance`` (in ``dst`` units) turns on RANSAC. ``spanning``:
+    the caller has made sure of at least 4 points with a :func:`spread` of 1 or more.
     """
     src = np.asarray(src, dtype=np.float64)
     dst = np.asarray(dst, dtype=np.float64)
-    if len(src) >= 4 and spread(src) >= 1.0:
+    if spanning or (len(src) >= 4 and spread(src) >= 1.0):
         method = cv2.RANSAC if tolerance is not None else 0
         h, _ = cv2.findHomography(src[:, ::-1], dst[:, ::-1], method, tolerance or 3.0)
         if h is not None and np.isfinite(h).all() and abs(h[2, 2]) > 1e-12:
             swap = np.array([[0.0, 1, 0], [1, 0, 0], [0, 0, 1]])
             return np.asarray(swap @ h @ swap / h[2, 2])
     return similarity(src, dst)
-
-
-def affine(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """The least-squares affine map taking ``src`` to ``dst`` (N, 2), as a 3×3; a similarity below 3
-    points or on one line."""
-    if len(src) < 3 or spread(src) < 0.5:
-        return similarity(src, dst)
-    a = np.hstack([src, np.ones((len(src), 1))])
-    m, *_ = np.linalg.lstsq(a, dst, rcond=None)
-    return np.vstack([m.T, [0.0, 0, 1]])
 
 
 def similarity(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -85,7 +78,12 @@ def spread(points: np.ndarray) -> float:
     """The smaller standard deviation of the points' principal axes (0 for collinear points)."""
     if len(points) < 3:
         return 0.0
-    return float(np.sqrt(max(np.linalg.eigvalsh(np.cov(points.T))[0], 0.0)))
+    # np.cov(points.T)'s own steps, without its checks of weights and arguments (the same products)
+    x = np.array(points.T, ndmin=2, dtype=np.result_type(points, np.float64))
+    x -= x.mean(axis=1)[:, None]
+    cov = np.dot(x, x.T.conj())
+    cov *= np.true_divide(1, x.shape[1] - 1)
+    return float(np.sqrt(max(np.linalg.eigvalsh(cov)[0], 0.0)))
 
 
 def local_axes(h: np.ndarray, cell: np.ndarray) -> np.ndarray:
@@ -101,3 +99,21 @@ def angle_of(h: np.ndarray, cell: np.ndarray) -> float:
     """Degrees the grid's row axis (the step ``col + 1``) is turned from the image's, at ``cell``."""
     right = local_axes(h, cell)[1]
     return math.degrees(math.atan2(right[0], right[1]))
+
+
+def median(values: np.ndarray) -> np.ndarray:
+    """``np.median(values, axis=0)`` of a short array (N,) or (N, K), the same values: the middle one, or
+    the mean of the two middle ones (NaN where a NaN is). Sorting a few dozen numbers in Python costs
+    less than NumPy's call (other types than float64 go to it: it averages them in their own)."""
+    a = np.asarray(values)
+    if len(a) == 0 or a.dtype != np.float64:
+        return np.asarray(np.median(a, axis=0))
+    out = []
+    for column in (a[:, None] if a.ndim == 1 else a).T.tolist():
+        if any(math.isnan(v) for v in column):
+            out.append(math.nan)
+            continue
+        column.sort()
+        m = len(column) // 2
+        out.append(column[m] if len(column) % 2 else (column[m - 1] + column[m]) / 2)
+    return np.array(out[0] if a.ndim == 1 else out)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.geometry import apply_homography, fit_homography, local_axes, similarity, spread
+from vision.geometry import apply_homography, fit_homography, local_axes, median, similarity, spread
 from vision.shifts import OFF_GRID, fits_elsewhere, lands_on, near_shift, rigid_shift
 
 #: Without neighbours to measure, a tile is this many times its symbol's extent (classic symbols span
@@ -103,19 +103,20 @@ def fit_lattice(
     pts = np.asarray(points, dtype=np.float64)
     if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) == 0:
         raise ValueError(f"points must have shape (N, 2) with N ≥ 1, got {pts.shape}")
-    fallback = float(np.median(extents)) * TILE_PER_SYMBOL
+    fallback = float(median(extents)) * TILE_PER_SYMBOL
     if len(pts) == 1:
         h = np.array([[fallback, 0, pts[0, 0]], [0, fallback, pts[0, 1]], [0, 0, 1.0]])
         return Lattice(np.zeros((1, 2), np.int64), np.ones(1, bool), h, fallback, 0.0)
     d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
     np.fill_diagonal(d, np.inf)
     # a fragment of a symbol (a glint, a split blob) sits closer to a bigger blob than tiles ever do
-    spacing = float(np.median(d.min(axis=1)))
+    spacing = float(median(d.min(axis=1)))
     big_first = np.argsort(-np.asarray(extents, dtype=np.float64), kind="stable")
     dropped = np.zeros(len(pts), bool)
-    for i in big_first:
+    close = d < 0.5 * spacing
+    for i in big_first[close.any(axis=1)[big_first]]:  # a point with nothing that close drops nothing
         if not dropped[i]:
-            dropped |= (d[i] < 0.5 * spacing) & (extents <= extents[i])
+            dropped |= close[i] & (extents <= extents[i])
     if dropped.any():
         d[dropped, :] = np.inf
         d[:, dropped] = np.inf
@@ -124,10 +125,16 @@ def fit_lattice(
         theta, pitch = theta + math.pi / 4, pitch / math.sqrt(2)
         theta -= math.pi / 2 if theta > math.pi / 4 else 0.0
     pitch = _refine_pitch(pts, d, theta, pitch)
-    cells, placed, _ = _grow(pts, d, theta, pitch, ~dropped, _largest_group_root(pts, d, pitch, ~dropped))
+    cells, placed = _grow(pts, d, theta, pitch, ~dropped, _largest_group_root(pts, d, pitch, ~dropped))
+    maps: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
     if join:
-        cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped)
-    h = fit_homography(cells[placed].astype(np.float64), pts[placed], tolerance=0.3 * pitch)
+        cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped, maps)
+    # the last group's prediction may have been fitted through exactly these points
+    fitted = maps.get(int(placed.sum()))
+    if fitted is not None:
+        h = fitted[0]
+    else:
+        h = fit_homography(cells[placed].astype(np.float64), pts[placed], tolerance=0.3 * pitch)
     centre = cells[placed].mean(axis=0)
     axes = local_axes(h, centre)
     size = float(np.sqrt(abs(np.linalg.det(axes))))
@@ -162,17 +169,13 @@ def _orientation(pts: np.ndarray, d: np.ndarray) -> tuple[float, float]:
     return float(np.angle(np.exp(4j * theta)) / 4), pitch
 
 
-def _steps(step: np.ndarray, theta: float, pitch: float) -> np.ndarray:
-    """Image steps (..., 2) in lattice units: (rows, cols)."""
-    return np.asarray(step @ np.linalg.inv(_basis(theta, pitch)).T)
-
-
 def _refine_pitch(pts: np.ndarray, d: np.ndarray, theta: float, pitch: float) -> float:
+    unturn = np.linalg.inv(_basis(theta, 1.0)).T  # image steps to lattice steps of one pixel
     for _ in range(3):
         i, j = np.nonzero(np.triu(d < 2.6 * pitch, 1))
         if len(i) == 0:
             break
-        raw = _steps(pts[j] - pts[i], theta, 1.0)
+        raw = np.asarray((pts[j] - pts[i]) @ unturn)
         k = np.round(raw / pitch)
         good = (np.abs(raw / pitch - k) < 0.3).all(axis=1) & (np.abs(k).sum(axis=1) > 0)
         if not good.any():
@@ -189,47 +192,87 @@ def _basis(theta: float, pitch: float) -> np.ndarray:
 
 def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
     pts: np.ndarray, d: np.ndarray, theta: float, pitch: float, usable: np.ndarray, root: int | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Cells by a spanning tree over close pairs, grown from ``root`` (default: the best-connected point).
 
     Each placed point carries its own local basis (the image steps of one row and one column there),
     refitted to its placed neighbours: under a tilted camera the pitch and the axes change across the
-    picture, and a basis that follows them keeps every step's rounding local.
+    picture, and a basis that follows them keeps every step's rounding local. A point's basis is fitted
+    when it first places another (to the neighbours placed when it was placed): many never do. The
+    tree's state is kept in Python lists (a few dozen points: NumPy's per-call cost would dominate); the
+    products whose rounding matters stay NumPy's (:class:`_Basis`).
     """
     n = len(pts)
-    cells = np.zeros((n, 2), np.int64)
-    placed = np.zeros(n, bool)
     near = d < 2.3 * pitch
-    bases = np.repeat(_basis(theta, pitch)[None], n, axis=0)
     if root is None:
         # the point with the most side or diagonal neighbours, then the one nearest the middle
         close = (d < 1.6 * pitch).sum(axis=1)
-        middle = np.linalg.norm(pts - np.median(pts, axis=0), axis=1)
+        middle = np.linalg.norm(pts - median(pts), axis=1)
         root = int(np.lexsort((middle, -close, ~usable))[0])
-    bases[root] = _root_basis(pts, d[root], root, bases[root])
+    xy: list[list[float]] = pts.tolist()
+    cells: list[tuple[int, int]] = [(0, 0)] * n
+    placed = [False] * n
+    bases: list[_Basis | None] = [None] * n
+    # what the basis of a placed point is fitted to: its placed neighbours then, and its parent's basis
+    fits: list[tuple[list[int], _Basis] | None] = [None] * n
+    neighbours = _neighbours(d, near)
+    bases[root] = _Basis(_root_basis(pts, d[root], root, _basis(theta, pitch)).ravel().tolist())
     taken: dict[tuple[int, int], int] = {(0, 0): root}
     placed[root] = True
-    heap = [(float(d[root, j]), root, int(j)) for j in np.nonzero(near[root])[0]]
+    heap = [(dist, root, k) for dist, k in neighbours[root]]
     heapq.heapify(heap)
     while heap:
         _, i, j = heapq.heappop(heap)
         if placed[j]:
             continue
-        fr, fc = _solve(bases[i], pts[j] - pts[i]).tolist()
+        parent = bases[i]
+        if parent is None:
+            fit = fits[i]
+            assert fit is not None
+            parent = bases[i] = _local_basis(xy, cells, fit[0], i, fit[1])
+        fr, fc = parent.solve(xy[j][0] - xy[i][0], xy[j][1] - xy[i][1])
         sr, sc = round(fr), round(fc)  # to even, as np.round
         if max(abs(fr - sr), abs(fc - sc)) > OFF_GRID:
             continue
-        cell = (int(cells[i, 0]) + sr, int(cells[i, 1]) + sc)
+        cell = (cells[i][0] + sr, cells[i][1] + sc)
         if cell in taken or sr == sc == 0:
             continue
         cells[j] = cell
         placed[j] = True
         taken[cell] = j
-        bases[j] = _local_basis(pts, cells, placed, near[j], j, bases[i])
-        nearby = np.nonzero(near[j] & ~placed)[0]
-        for dist, k in zip(d[j, nearby].tolist(), nearby.tolist(), strict=True):
-            heapq.heappush(heap, (dist, j, k))
-    return cells, placed, bases
+        fits[j] = ([x for _, x in neighbours[j] if placed[x] and x != j], parent)
+        for dist, k in neighbours[j]:
+            if not placed[k]:
+                heapq.heappush(heap, (dist, j, k))
+    return np.array(cells, np.int64).reshape(n, 2), np.array(placed, bool)
+
+
+def _neighbours(d: np.ndarray, near: np.ndarray) -> list[list[tuple[float, int]]]:
+    """For each point, the points ``near`` it (ascending) with their distances."""
+    i, k = np.nonzero(near)
+    pairs = list(zip(d[i, k].tolist(), k.tolist(), strict=True))
+    ends = np.cumsum(np.count_nonzero(near, axis=1)).tolist()
+    return [pairs[start:end] for start, end in zip([0, *ends], ends, strict=False)]
+
+
+class _Basis:
+    """A local basis (the image steps of one row and one column, 2×2, row-major ``flat``) and the steps
+    it solves: ``m⁻¹ v`` in the closed form of :func:`_solve` (the adjugate's product is NumPy's, whose
+    fused multiply-adds a plain Python form would not reproduce)."""
+
+    __slots__ = ("adjugate", "flat")
+
+    def __init__(self, flat: list[float]) -> None:
+        self.flat = flat
+        self.adjugate: tuple[np.ndarray, float] | None = None  # made when first used (a leaf never is)
+
+    def solve(self, dr: float, dc: float) -> list[float]:
+        if self.adjugate is None:
+            a, b, c, e = self.flat
+            self.adjugate = (np.array([[e, -b], [-c, a]]), a * e - b * c)
+        m, det = self.adjugate
+        r, c = (m @ np.array([dr, dc])).tolist()
+        return [r / det, c / det]
 
 
 def _largest_group_root(pts: np.ndarray, d: np.ndarray, pitch: float, usable: np.ndarray) -> int:
@@ -244,7 +287,7 @@ def _largest_group_root(pts: np.ndarray, d: np.ndarray, pitch: float, usable: np
         if len(group) > len(best):
             best = group
     close = (d[np.ix_(best, best)] < 1.6 * pitch).sum(axis=1)
-    middle = np.linalg.norm(pts[best] - np.median(pts[best], axis=0), axis=1)
+    middle = np.linalg.norm(pts[best] - median(pts[best]), axis=1)
     return int(best[np.lexsort((middle, -close))[0]])
 
 
@@ -256,7 +299,7 @@ def _root_basis(pts: np.ndarray, dist: np.ndarray, root: int, basis: np.ndarray)
     frac = _solve(basis, steps.T).T
     whole = np.round(frac)
     side = (np.abs(frac - whole).max(axis=1) < 0.35) & (np.abs(whole).sum(axis=1) == 1)
-    if side.sum() < 2 or len({(int(a), int(b)) for a, b in np.abs(whole[side])}) < 2:
+    if side.sum() < 2 or len({(int(a), int(b)) for a, b in np.abs(whole[side]).tolist()}) < 2:
         return basis
     fitted = _solve(whole[side].T @ whole[side], whole[side].T @ steps[side]).T
     return fitted if np.abs(fitted - basis).max() < 0.35 * np.abs(basis).max() else basis
@@ -269,25 +312,32 @@ def _solve(m: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.asarray((np.array([[e, -b], [-c, a]]) @ v) / det)
 
 
-def _local_basis(  # noqa: PLR0917 (the tree's state, passed along as it is)
-    pts: np.ndarray, cells: np.ndarray, placed: np.ndarray, near: np.ndarray, j: int, parent: np.ndarray
-) -> np.ndarray:
-    """The basis at point ``j`` fitted to its placed neighbours' steps (least squares), or its parent's
-    when they do not span both axes; kept only when it agrees with the parent's within a fifth."""
-    k = np.nonzero(near & placed)[0]
-    k = k[k != j]
+def _local_basis(
+    xy: list[list[float]], cells: list[tuple[int, int]], k: list[int], j: int, parent: _Basis
+) -> _Basis:
+    """The basis at point ``j`` fitted to the steps to its placed neighbours ``k`` (least squares), or
+    its parent's when they do not span both axes; kept only when it agrees with the parent's within a
+    fifth."""
     if len(k) < 2:
         return parent
-    dc = (cells[k] - cells[j]).astype(np.float64)
-    normal = dc.T @ dc  # whole numbers: its determinant is a whole number, exactly (0: collinear steps)
-    a, b, c, e = normal.ravel().tolist()
-    if abs(a * e - b * c) < 0.5:
+    rj, cj = cells[j]
+    dc = [(cells[x][0] - rj, cells[x][1] - cj) for x in k]
+    # the normal matrix of whole steps: whole numbers, its determinant exactly (0: collinear steps)
+    a = sum(r * r for r, _ in dc)
+    b = sum(r * c for r, c in dc)
+    e = sum(c * c for _, c in dc)
+    if abs(a * e - b * b) < 0.5:
         return parent
-    di = pts[k] - pts[j]
-    fitted = _solve(normal, dc.T @ di).T
-    new, old = fitted.ravel().tolist(), parent.ravel().tolist()
-    change = max(abs(x - y) for x, y in zip(new, old, strict=True)) / max(abs(y) for y in old)
-    return fitted if change < 0.2 else parent
+    pj = xy[j]
+    di = np.array([(xy[x][0] - pj[0], xy[x][1] - pj[1]) for x in k])
+    # _solve's closed form, the normal matrix's entries as floats
+    fa, fb, fe = float(a), float(b), float(e)
+    det = fa * fe - fb * fb
+    (p, q), (u, v) = (np.array([[fe, -fb], [-fb, fa]]) @ (np.array(dc, np.float64).T @ di)).tolist()
+    new = [p / det, u / det, q / det, v / det]  # the fitted basis is the solution transposed
+    o = parent.flat
+    change = max(abs(new[0] - o[0]), abs(new[1] - o[1]), abs(new[2] - o[2]), abs(new[3] - o[3]))
+    return _Basis(new) if change / max(abs(o[0]), abs(o[1]), abs(o[2]), abs(o[3])) < 0.2 else parent
 
 
 def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
@@ -298,11 +348,13 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     theta: float,
     pitch: float,
     usable: np.ndarray,
+    maps: dict[int, tuple[np.ndarray, np.ndarray] | None],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Give the points of other groups cells, nearest group first, each grown from its own root and
-    shifted (:func:`near_shift`) to agree with where the groups placed so far put it (:func:`_predict`)."""
+    shifted (:func:`near_shift`) to agree with where the groups placed so far put it (:func:`_predict`,
+    which keeps its homography in ``maps`` while no point is added)."""
     cells, placed = cells.copy(), placed.copy()
-    taken = {(int(r), int(c)) for r, c in cells[placed]}
+    taken = {(r, c) for r, c in cells[placed].tolist()}
     pending = ~placed & usable
     while pending.any():
         rest, done = np.nonzero(pending)[0], np.nonzero(placed)[0]
@@ -314,11 +366,9 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         # where it touches them (a far group is fitted whole, grown from its best-connected point)
         start = int(np.searchsorted(group, j))
         root = None if far else start
-        sub_cells, sub_placed, _ = _grow(
-            pts[group], d[np.ix_(group, group)], theta, pitch, usable[group], root
-        )
+        sub_cells, sub_placed = _grow(pts[group], d[np.ix_(group, group)], theta, pitch, usable[group], root)
         mine = sub_cells[sub_placed]
-        frac = _predict(pts, cells, placed, group[sub_placed], pitch) - mine
+        frac = _predict(pts, cells, placed, group[sub_placed], pitch, maps) - mine
         # across a wide gap (a hand between two parts of the layout) the map is extrapolated far: the
         # group must fit one rigid grid with the placed points, and at one shift only
         if far:
@@ -340,12 +390,14 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
                 offset = None
         misfit = np.abs(frac - offset).max(axis=1) if offset is not None else np.full(len(frac), np.inf)
         misfit[~agree] = np.inf
-        for k in np.nonzero(sub_placed)[0][misfit <= JOIN_MISFIT]:
-            c = (int(sub_cells[k, 0] + offset[0]), int(sub_cells[k, 1] + offset[1]))  # type: ignore[index]
-            if c not in taken:  # a point that finds its cell taken stays unplaced
-                cells[group[k]] = c
-                taken.add(c)
-                placed[group[k]] = True
+        fitting = np.nonzero(sub_placed)[0][misfit <= JOIN_MISFIT]
+        if offset is not None and len(fitting):
+            moved = (sub_cells[fitting] + offset).tolist()
+            for k, (r, c) in zip(group[fitting].tolist(), moved, strict=True):
+                if (r, c) not in taken:  # a point that finds its cell taken stays unplaced
+                    cells[k] = (r, c)
+                    taken.add((r, c))
+                    placed[k] = True
         # what did not fit is tried again as a group of its own unless nothing fitted; a near group's
         # points beyond its tree's reach (past a seam inside the group) are tried again in any case
         pending[group if far else group[sub_placed]] = False
@@ -354,18 +406,31 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     return cells, placed
 
 
-def _predict(
-    pts: np.ndarray, cells: np.ndarray, placed: np.ndarray, which: np.ndarray, pitch: float
+def _predict(  # noqa: PLR0917 (the lattice's state, passed along as it is)
+    pts: np.ndarray,
+    cells: np.ndarray,
+    placed: np.ndarray,
+    which: np.ndarray,
+    pitch: float,
+    maps: dict[int, tuple[np.ndarray, np.ndarray] | None],
 ) -> np.ndarray:
     """Fractional cells of the points ``which`` (a group) as the placed points see them: through a
     homography once they cover an area (a tilted camera's perspective carries across a gap), else
-    through an affine map fitted to the dozen nearest to the group (a similarity when they lie on one
-    line: a homography or an affine map fitted to a thin line of tiles extrapolates wildly sideways)."""
+    through a similarity fitted to the dozen nearest to the group (a homography or an affine map fitted
+    to a thin line of tiles extrapolates wildly sideways).
+    ``maps`` holds the homography and its inverse (None: no homography) by the number of placed points
+    (points are only ever added, so an equal number is the same points)."""
     done = np.nonzero(placed)[0]
-    src = cells[done].astype(np.float64)
-    if len(done) >= 6 and spread(src) >= 1.5:
-        h = fit_homography(src, pts[done], tolerance=0.3 * pitch)
-        return apply_homography(np.linalg.inv(h), pts[which])
+    if len(done) not in maps:
+        src = cells[done].astype(np.float64)
+        h = None
+        if len(done) >= 6 and spread(src) >= 1.5:
+            h = fit_homography(src, pts[done], tolerance=0.3 * pitch, spanning=True)
+        maps.clear()
+        maps[len(done)] = None if h is None else (h, np.linalg.inv(h))
+    fitted = maps[len(done)]
+    if fitted is not None:
+        return apply_homography(fitted[1], pts[which])
     gap = np.linalg.norm(pts[done][:, None] - pts[which][None], axis=2).min(axis=1)
     local = done[np.argsort(gap)[:NEIGHBOURS]]
     h = similarity(cells[local].astype(np.float64), pts[local])

@@ -348,7 +348,8 @@ def _apply(transform: Transform, cells: np.ndarray) -> np.ndarray:
     from table.board import transform_cell
 
     turns, shift, _ = transform
-    moved = [transform_cell((int(r), int(c)), shift=shift, turns=turns) for r, c in cells]
+    whole = np.asarray(cells, np.int64).tolist()
+    moved = [transform_cell((r, c), shift=shift, turns=turns) for r, c in whole]
     return np.array(moved, np.int64).reshape(-1, 2)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import apply_homography, fit_homography, spread
+from vision.geometry import apply_homography, fit_homography, median, spread
 
 #: A step between two candidates more than this far from whole cells does not place one from the other.
 OFF_GRID = 0.3
@@ -38,7 +38,7 @@ def near_shift(frac: np.ndarray, cells: np.ndarray, taken: set[tuple[int, int]])
     several the nearest unless it too is nearly half a cell off; else no shift: its tiles are better
     missed than put a cell off.
     """
-    middle = np.median(frac, axis=0)
+    middle = median(frac)
     near = np.round(middle)
     if np.abs(middle - near).max() <= OFF_GRID:
         return np.asarray(near, np.int64)
@@ -77,14 +77,14 @@ def rigid_shift(
     it). A group too small to tell that way is kept only when the prediction falls within FAR_OFF_GRID
     of a whole shift.
     """
-    middle = np.round(np.median(frac, axis=0))
+    middle = np.round(median(frac))
     options = [middle + step for step in _AROUND]
     misfits = _misfits(pts, cells, group_pts, group_cells, options)
     order = np.argsort(misfits)
     best, other = misfits[order[0]], misfits[order[1]]
     if best <= RIGID_FIT and (other >= RIGID_OTHER or other >= max(RIGID_FIT, 2 * best)):
         return np.asarray(options[order[0]], np.int64)
-    off = np.median(frac, axis=0) - middle
+    off = median(frac) - middle
     return np.asarray(middle, np.int64) if np.abs(off).max() <= FAR_OFF_GRID else None
 
 
@@ -103,9 +103,11 @@ def fits_elsewhere(  # noqa: PLR0917 (the join's state, passed along as it is)
     guess. Shifts that land on taken cells are not considered."""
     gap = np.linalg.norm(pts[:, None] - group_pts[None], axis=2).min(axis=1)
     local = np.argsort(gap)[:NEAREST]
-    options = [offset + step for step in _AROUND if not lands_on(group_cells + offset + step, taken)]
+    moved = (np.asarray(group_cells, np.int64) + offset).tolist()
+    steps = [(dr, dc) for dr, dc in _STEPS if not any((r + dr, c + dc) in taken for r, c in moved)]
+    options = [offset + np.array(step) for step in steps]
     misfits = _local_misfits(pts[local], cells[local], group_pts, group_cells, options)
-    mine = next((m for m, o in zip(misfits, options, strict=True) if (o == offset).all()), np.inf)
+    mine = misfits[steps.index((0, 0))] if (0, 0) in steps else np.inf
     return any(m < mine and m < RIGID_OTHER for m in misfits)
 
 
@@ -141,7 +143,9 @@ def _local_misfits(
     every = np.concatenate([cells, group_cells])
     if len(shifts) == 0 or len(every) < 6 or spread(every) < 1.0:
         return _misfits(pts, cells, group_pts, group_cells, shifts)
-    src = np.stack([np.concatenate([cells, group_cells + shift]) for shift in shifts]).astype(np.float64)
+    src = np.empty((len(shifts), len(every), 2))
+    src[:] = every
+    src[:, len(cells) :] += np.array(shifts)[:, None, :]  # whole numbers: exact
     dst = np.concatenate([pts, group_pts]).astype(np.float64)
     s, s_mid, s_scale = _normalised(src)
     d = np.broadcast_to(_normalised(dst[None])[0], s.shape)
@@ -168,7 +172,8 @@ def _normalised(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return (points - mid) * scale, mid, scale
 
 
-_AROUND = [np.array([dr, dc]) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
+_STEPS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
+_AROUND = [np.array(step) for step in _STEPS]
 
 
 def lands_on(cells: np.ndarray, taken: set[tuple[int, int]]) -> bool:

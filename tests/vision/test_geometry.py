@@ -1,0 +1,52 @@
+"""vision/geometry.py: the fast forms give NumPy's values exactly (the reader's readings must not move)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision.geometry import apply_homography, fit_homography, median, spread
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 40, 71])
+def test_median_is_numpys_to_the_last_bit(n: int) -> None:
+    rng = np.random.default_rng(n)
+    for scale in (1e-3, 1.0, 1e4):
+        values = rng.normal(size=(n, 2)) * scale
+        assert np.array_equal(median(values), np.median(values, axis=0))
+        assert np.array_equal(median(values[:, 0]), np.median(values[:, 0]))
+        whole = np.round(values)  # ties and repeated values
+        assert np.array_equal(median(whole), np.median(whole, axis=0))
+
+
+def test_median_of_a_column_with_nan_is_nan_and_other_types_go_to_numpy() -> None:
+    values = np.array([[1.0, 2.0], [math.nan, 3.0], [0.5, 4.0]])
+    got = median(values)
+    assert math.isnan(got[0]) and got[1] == 3.0
+    small = np.array([1, 2, 3, 4], np.float32) / np.float32(3)
+    assert median(small).dtype == np.median(small).dtype and median(small) == np.median(small)
+
+
+def test_spread_is_the_covariances_smaller_axis() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        cells = rng.integers(-4, 5, size=(int(rng.integers(3, 30)), 2))
+        for points in (cells, cells.astype(np.float64) * 37.3 + 0.1):
+            want = float(np.sqrt(max(np.linalg.eigvalsh(np.cov(points.T))[0], 0.0)))
+            assert spread(points) == want
+    assert spread(np.array([[0, 0], [1, 1], [2, 2], [3, 3]])) == 0.0  # on one line
+    assert spread(np.zeros((2, 2))) == 0.0
+
+
+def test_a_homography_the_caller_knows_spans_an_area_is_the_same_fit() -> None:
+    cells = np.array([[r, c] for r in range(4) for c in range(5)], np.float64)
+    assert spread(cells) >= 1.0  # what spanning promises
+    h = np.array([[40.0, 3.0, 100.0], [-2.0, 41.0, 200.0], [1e-4, 2e-4, 1.0]])
+    points = apply_homography(h, cells)
+    assert np.array_equal(
+        fit_homography(cells, points, tolerance=2.0),
+        fit_homography(cells, points, tolerance=2.0, spanning=True),
+    )
+    assert np.abs(apply_homography(fit_homography(cells, points, spanning=True), cells) - points).max() < 1e-3
