@@ -207,7 +207,9 @@ def presence(patches: np.ndarray) -> Presence:
     body_level = _quantile(q8[:, g.body], 0.25).astype(np.float32)
     paint_level = _quantile(q8[:, g.core], 0.90).astype(np.float32)
     span = np.maximum(paint_level - body_level, 1.0)
-    level = (q8.reshape(n, s, s).astype(np.float32) - body_level[:, None, None]) / span[:, None, None]
+    level = q8.reshape(n, s, s).astype(np.float32)
+    level -= body_level[:, None, None]
+    level /= span[:, None, None]
     mask = (level > 0.5) & g.inside
     contrast = (paint_level - body_level) / np.maximum(paint_level, 1.0)
     per_row, per_col = _line_counts(mask)
@@ -245,10 +247,9 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
     g = _grid(level.shape[1])
     solid = (level > 0.75) & g.inside
     ring = (level < 0.35) & g.ring
-    paint = _masked_mean(patches, solid)
-    body = _masked_mean(patches, ring)
+    paint, body = _masked_means(patches, solid, ring)
     silhouette = _centred(np.clip(level, 0, 1) * g.inside, p.offset)
-    sharpness = _sharpness(level, (level > 0.5) & g.inside)
+    sharpness = _sharpness(level)
     lo = np.minimum(np.minimum(patches[..., 0], patches[..., 1]), patches[..., 2])
     glare = ((lo > 235) & g.ring).mean(axis=(1, 2)) / max(float(g.ring.mean()), 1e-6)
     return Measurements(
@@ -285,9 +286,10 @@ def symbol_centre(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
     # after each (no part runs from one into the next); only where there are several are they told apart
     paint = np.zeros((n, s + 1, s), np.uint8)
     paint[:, :s] = (level > 0.5) & g.inside
-    count, labels = cv2.connectedComponents(paint.reshape(n * (s + 1), s), connectivity=8)
+    _, labels = cv2.connectedComponents(paint.reshape(n * (s + 1), s), connectivity=8)
     labels = labels.reshape(n, -1)
-    lowest = np.where(labels > 0, labels, count).min(axis=1)
+    # the lowest label of each patch's paint, less one (a patch without paint: the largest uint32)
+    lowest = (labels - 1).view(np.uint32).min(axis=1).astype(np.int64) + 1
     # one part of paint (or none): the centroid is the symbol's
     for i in np.flatnonzero(lowest < labels.max(axis=1)):
         count, labels = cv2.connectedComponents(paint[i, :s], connectivity=8)
@@ -376,24 +378,26 @@ def profiles(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tupl
     # below are a few operations on whole rows
     rows = centre[None, :, 0, None] + down[:, None, :]
     cols = centre[None, :, 1, None] + across[:, None, :]
-    rows = np.clip(rows, 0, s - 1) + (np.arange(n, dtype=np.float32) * s)[None, :, None]
-    cols = np.clip(cols, 0, s - 1)
+    np.clip(rows, 0, s - 1, out=rows)
+    rows += (np.arange(n, dtype=np.float32) * s)[None, :, None]
+    np.clip(cols, 0, s - 1, out=cols)
     stacked = np.ascontiguousarray(level.reshape(n * s, s), dtype=np.float32)
     v = remap(stacked, rows.reshape(steps, n * rays), cols.reshape(steps, n * rays))
-    v = np.clip(v, 0.0, 1.0)
+    np.clip(v, 0.0, 1.0, out=v)
     # the paint starts where a ray is first fully in it (its edge with a hole is only half paint)
     full = np.maximum(0.9 * v.max(axis=0), 0.5)
-    started = v >= full
-    holed = np.clip(v / full, 0.0, 1.0)
+    waiting = v < full  # (the levels are finite)
+    holed = np.divide(v, full)
+    np.clip(holed, 0.0, 1.0, out=holed)
     for k in range(1, steps):  # running along the rays, in place
-        np.logical_or(started[k - 1], started[k], out=started[k])
+        np.logical_and(waiting[k - 1], waiting[k], out=waiting[k])
         np.maximum(holed[k - 1], holed[k], out=holed[k])
-    solid = np.where(started, v, np.float32(1.0))
+    solid = v  # the levels, 1 before the paint starts
+    np.copyto(solid, np.float32(1.0), where=waiting)
     for k in range(1, steps):
         np.minimum(solid[k - 1], solid[k], out=solid[k])
-    # summed along each ray in its own order (the same float32 sums whatever the layout above)
-    r = np.ascontiguousarray(solid.T).sum(axis=1).reshape(n, rays)
-    hole = np.ascontiguousarray((1.0 - holed).T).sum(axis=1).reshape(n, rays)
+    r = _ray_sums(solid).reshape(n, rays)
+    hole = _ray_sums(np.subtract(1.0, holed, out=holed)).reshape(n, rays)
     mean = np.maximum(r.mean(axis=1, keepdims=True), 1e-6)
     return np.asarray(r / mean, np.float32), np.asarray(hole / mean, np.float32)
 
@@ -410,6 +414,25 @@ def _rays(s: int, rays: int) -> tuple[np.ndarray, np.ndarray]:
     return down, across
 
 
+def _ray_sums(values: np.ndarray) -> np.ndarray:
+    """The sums (M,) along the first axis of (steps, M) float32 values, each added in the order NumPy's
+    pairwise summation adds a contiguous row of ``steps`` (eight running partial sums, joined pairwise,
+    then the remainder), so the float32 results are those of ``values.T.copy().sum(axis=1)`` without
+    the transposed copy."""
+    steps = len(values)
+    if steps < 8 or steps > 128:  # NumPy adds these rows one by one, or in blocks
+        return np.asarray(np.ascontiguousarray(values.T).sum(axis=1))
+    part = values[:8].copy()
+    whole = steps - steps % 8
+    for k in range(8, whole, 8):
+        part += values[k : k + 8]
+    out = (part[0] + part[1]) + (part[2] + part[3])
+    out += (part[4] + part[5]) + (part[6] + part[7])
+    for k in range(whole, steps):
+        out += values[k]
+    return np.asarray(out)
+
+
 def _quantile(values: np.ndarray, fraction: float) -> np.ndarray:
     """The ``fraction`` quantile of each row of (N, K) uint8 values (the nearest rank; NumPy's stable
     sort of 8-bit values is a radix sort, faster than a partition)."""
@@ -417,14 +440,15 @@ def _quantile(values: np.ndarray, fraction: float) -> np.ndarray:
     return np.asarray(np.sort(values, axis=1, kind="stable")[:, k])
 
 
-def _masked_mean(px: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Mean BGR (N, 3) of each patch's pixels (N, S, S, 3) under its mask (N, S, S): the float32 sums of
-    whole 8-bit values stay exact (below 2**24), whatever order they are added in."""
+def _masked_means(px: np.ndarray, *masks: np.ndarray) -> list[np.ndarray]:
+    """Mean BGR (N, 3) of each patch's pixels (N, S, S, 3) under each of its masks (N, S, S), all in one
+    matrix product: the float32 sums of whole 8-bit values stay exact (below 2**24), whatever order they
+    are added in."""
     n = len(px)
-    w = mask.reshape(n, 1, -1).astype(np.float32)
-    total = w.sum(axis=(1, 2))
-    out = (w @ px.reshape(n, -1, 3).astype(np.float32))[:, 0] / np.maximum(total, 1)[:, None]
-    return np.asarray(out, dtype=np.float64)
+    w = np.stack(masks, axis=1).reshape(n, len(masks), -1).astype(np.float32)
+    total = w.sum(axis=2)
+    out = (w @ px.reshape(n, -1, 3).astype(np.float32)) / np.maximum(total, 1)[:, :, None]
+    return [np.asarray(out[:, k], dtype=np.float64) for k in range(len(masks))]
 
 
 def _line_counts(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -462,14 +486,16 @@ def _centred(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
     m[:, 1, 2] = (MASK - 1) / 2 - k * (centre + cy)
     out = np.empty((n, MASK, MASK), np.float32)
     for i in range(n):
-        out[i] = cv2.warpAffine(level[i], m[i], (MASK, MASK), flags=cv2.INTER_AREA)
+        cv2.warpAffine(level[i], m[i], (MASK, MASK), dst=out[i], flags=cv2.INTER_AREA)
     return out
 
 
-def _sharpness(level: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def _sharpness(level: np.ndarray) -> np.ndarray:
     """Mean gradient of the normalised strength across the symbol's edge (about 0.5 per pixel when sharp
     at the patch's resolution, falling as blur widens the edge)."""
     top = level[:, :-1, :-1]
-    g = np.maximum(np.abs(level[:, :-1, 1:] - top), np.abs(level[:, 1:, :-1] - top))
+    g = np.abs(level[:, :-1, 1:] - top)
+    np.maximum(g, np.abs(level[:, 1:, :-1] - top), out=g)
     edge = g > 0.1
-    return np.asarray((g * edge).sum(axis=(1, 2)) / np.maximum(edge.sum(axis=(1, 2)), 1))
+    np.multiply(g, edge, out=g)
+    return np.asarray(g.sum(axis=(1, 2)) / np.maximum(edge.sum(axis=(1, 2)), 1))

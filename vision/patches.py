@@ -55,8 +55,12 @@ def cut_patches(
     t = (((np.arange(size) + 0.5) / size - 0.5) * span).astype(np.float32)  # cell units across the patch
     centres = np.asarray(centres, np.float32)
     down, right = np.asarray(axes[:, 0], np.float32), np.asarray(axes[:, 1], np.float32)
-    rows = centres[:, 0, None, None] + t[None, :, None] * down[:, 0, None, None] + t * right[:, 0, None, None]
-    cols = centres[:, 1, None, None] + t[None, :, None] * down[:, 1, None, None] + t * right[:, 1, None, None]
+    # centre + t_i·down + t_j·right, added in that order: the first two terms per patch row (N, size),
+    # the third per patch column (N, size), then one sum over the whole (N, size, size) map
+    along = centres[:, :, None] + down[:, :, None] * t  # (N, 2, size)
+    across = right[:, :, None] * t
+    rows = along[:, 0, :, None] + across[:, 0, None, :]
+    cols = along[:, 1, :, None] + across[:, 1, None, :]
     out = remap(image, rows.reshape(n * size, size), cols.reshape(n * size, size))
     return out.reshape(n, size, size, 3)
 
@@ -64,11 +68,11 @@ def cut_patches(
 def inside_fraction(shape: tuple[int, int], centres: np.ndarray, axes: np.ndarray) -> np.ndarray:
     """How much of each cell's square (N,) lies inside an image of ``shape`` (H, W), sampled 5×5."""
     t = np.linspace(-0.5, 0.5, 5)
-    pts = (
-        centres[:, None, None, :]
-        + t[None, :, None, None] * axes[:, None, None, 0, :]
-        + t[None, None, :, None] * axes[:, None, None, 1, :]
-    )
+    # centre + t_i·down + t_j·right in that order, the first two terms per sample row (N, 2, 5)
+    along = centres[:, :, None] + axes[:, 0, :, None] * t
+    across = axes[:, 1, :, None] * t
+    rows = along[:, 0, :, None] + across[:, 0, None, :]
+    cols = along[:, 1, :, None] + across[:, 1, None, :]
     h, w = shape
-    ok = (pts[..., 0] >= 0) & (pts[..., 0] <= h - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= w - 1)
+    ok = (rows >= 0) & (rows <= h - 1) & (cols >= 0) & (cols <= w - 1)
     return np.asarray(ok.reshape(len(centres), -1).mean(axis=1))
