@@ -360,32 +360,40 @@ def _decide(
     axes = local_axes(located.lattice.homography, located.cells.astype(np.float64))
     inside = inside_fraction(located.work.shape[:2], located.centres, axes)
     sharp = float(np.median(m.sharpness)) if len(m) else 0.0
+    # every test on whole arrays, then one pass over plain lists (per-tile NumPy scalars are slow)
+    shape_off, colour_off = named.shape_fit > MAX_FIT, named.colour_fit > MAX_FIT
+    unsure = (named.confidence < min_confidence) | shape_off | colour_off
+    reasons = np.select(
+        [
+            inside < 0.97,
+            m.glare > 0.15,
+            unsure & (m.sharpness < 0.6 * sharp),
+            unsure & (shape_off | (m.frame < 0.3)),
+            unsure,
+        ],
+        ["out-of-frame", "glare", "blur", "occluded", "low-confidence"],
+        "",
+    ).tolist()
+    nothing = (shape_off & colour_off).tolist()
     tiles: list[ReadTile] = []
     uncertain: list[Uncertain] = []
-    for i, (r, c) in enumerate(cells):
-        cell = (int(r), int(c))
-        conf = float(named.confidence[i])
-        reason = None
-        if layout is not None and not layout.contains(cell):
-            if named.colour_fit[i] > MAX_FIT and named.shape_fit[i] > MAX_FIT:
+    for (r, c), why, off, colour, shape, conf in zip(
+        np.asarray(cells, np.int64).tolist(),
+        reasons,
+        nothing,
+        named.colours,
+        named.shapes,
+        named.confidence.tolist(),
+        strict=True,
+    ):
+        if layout is not None and not layout.contains((r, c)):
+            if off:
                 continue  # something off the board that is nothing like a tile: the table's edge
-            reason = "off-board"
-        elif inside[i] < 0.97:
-            reason = "out-of-frame"
-        elif m.glare[i] > 0.15:
-            reason = "glare"
-        elif conf < min_confidence or named.shape_fit[i] > MAX_FIT or named.colour_fit[i] > MAX_FIT:
-            if m.sharpness[i] < 0.6 * sharp:
-                reason = "blur"
-            elif named.shape_fit[i] > MAX_FIT or m.frame[i] < 0.3:
-                reason = "occluded"
-            else:
-                reason = "low-confidence"
-        if reason is None:
-            tile = Tile(named.colours[i], named.shapes[i])
-            tiles.append(ReadTile(PlacedTile(cell[0], cell[1], tile), conf))
+            why = "off-board"  # noqa: PLW2901 (the board's verdict comes first)
+        if why:
+            uncertain.append(Uncertain(r, c, why))
         else:
-            uncertain.append(Uncertain(cell[0], cell[1], reason))
+            tiles.append(ReadTile(PlacedTile(r, c, Tile(colour, shape)), conf))
     return tiles, sorted(uncertain, key=lambda u: (u.row, u.col))
 
 

@@ -90,6 +90,8 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
             blobs.apart,
         )
     left = ~seen(blobs.centres, located.centres, pitch)
+    if left.sum() < 2:
+        return located, named
     parts: list[Located] = []
     keys = [(int(r), int(c)) for r, c in located.cells]
     side = Side(
