@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from table import Tile
-from table.rules import line_violations
+from table.lines import AXES, line_ok, line_through
 from vision.classify import Named, classify
 from vision.detect import Blobs
 from vision.geometry import fit_homography, local_axes
@@ -50,7 +50,7 @@ SURE = 0.6
 _SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Side:
     """The read tiles as a part sees them (a joined part's tiles are added): cell -> index into
     ``centres`` (work pixels), and each cell's tile (None where it is not named with confidence)."""
@@ -186,43 +186,23 @@ def _verdict(side: Side, part: dict[tuple[int, int], Tile | None]) -> str:
     """What the part at its cells (cell -> tile, None where not named with confidence) does to the lines it
     forms with the read tiles: ``"valid"``, ``"broken"`` or ``"open"`` (no line across the seam holds
     two tiles named with confidence)."""
-    lines = {line for key in part for line in _lines_across(key, part, side.tiles)}
-    if any(not _valid(line, part, side.tiles) for line in lines):
+    both = {**side.tiles, **part}
+    named = {k: t for k, t in both.items() if t is not None}
+    lines = set()
+    for cell in part:
+        for axis in AXES:
+            # the run walks occupied cells only, named or not
+            run = line_through(both, cell, axis)  # type: ignore[arg-type]
+            sure = [k for k in run if k in named]
+            if any(k in part for k in sure) and any(k not in part for k in sure):
+                lines.add(tuple(sure))
+    if any(not line_ok([named[k] for k in line]) for line in lines):
         return "broken"
     return "valid" if lines else "open"
 
 
 def _tile(named: Named, i: int) -> Tile | None:
     return Tile(named.colours[i], named.shapes[i]) if named.confidence[i] >= SURE else None
-
-
-def _lines_across(
-    cell: tuple[int, int], part: dict[tuple[int, int], Tile | None], read: dict[tuple[int, int], Tile | None]
-) -> list[tuple[tuple[int, int], ...]]:
-    """The lines (runs of side-by-side tiles, as their cells) through ``cell`` that hold a tile of the
-    part and a tile of the reading, both named with confidence."""
-    found = []
-    for axis in ((0, 1), (1, 0)):
-        run = [cell]
-        for sign in (1, -1):
-            r, c = cell[0] + sign * axis[0], cell[1] + sign * axis[1]
-            while (r, c) in part or (r, c) in read:
-                run.append((r, c))
-                r, c = r + sign * axis[0], c + sign * axis[1]
-        sure = [k for k in run if (part[k] if k in part else read[k]) is not None]
-        if any(k in part for k in sure) and any(k not in part for k in sure):
-            found.append(tuple(sorted(sure)))
-    return found
-
-
-def _valid(
-    line: tuple[tuple[int, int], ...],
-    part: dict[tuple[int, int], Tile | None],
-    read: dict[tuple[int, int], Tile | None],
-) -> bool:
-    """Whether a line's tiles named with confidence are one colour or one shape, no tile twice."""
-    tiles = [part[k] if k in part else read[k] for k in line]
-    return not line_violations(tiles, line)  # type: ignore[arg-type]
 
 
 def _turn(located: Located, part: Located) -> np.ndarray | None:
