@@ -296,9 +296,12 @@ def _blended(
         was, learned = getattr(old, f.name), getattr(new, f.name)
         if isinstance(was, dict):
             kind = "colours" if set(was) & set(tileset.colours) else "shapes"  # what the table is keyed by
-            changes[f.name] = {
-                k: _blend(v, learned.get(k, v), before[kind].get(k, 0), now[kind].get(k, 0))
-                for k, v in was.items()
+            changes[f.name] = {  # what only this photo shows (a shape's scatter first measured) as learned
+                **learned,
+                **{
+                    k: _blend(v, learned.get(k, v), before[kind].get(k, 0), now[kind].get(k, 0))
+                    for k, v in was.items()
+                },
             }
         elif isinstance(was, float):
             changes[f.name] = float((1 - mix) * was + mix * learned)
@@ -318,7 +321,8 @@ def _outlines_that_hold(
     outlines learned from so few can fit them and not the next photo's. So each tile is judged against
     the outlines ``learn`` makes from the others (leave one out), and the learned outlines are kept only
     when their mean margin (nearest other shape minus its own, in spreads) is at least the defaults'.
-    Silhouettes (Herkle's) are kept as learned."""
+    Silhouettes (Herkle's), the inner marks (colour-blind) and how far each shape's outline scatters on
+    the photo (the light's noise, :attr:`vision.Prototypes.outline_scatter`) are kept as learned."""
     learned = learn(measured, tiles)
     if not learned.outlines:
         return learned

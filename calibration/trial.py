@@ -7,7 +7,10 @@ Two kinds of dataset (the ``../shared/datasets`` format, also what ``qwirkle ren
   the start position ``<game>_00`` (its printed start tiles);
 * a free table (rendered game sequences): calibrated on a rendered photo of :func:`arrangement` (the 36
   distinct tiles in order) taken with the same camera, table and light as the game's first frame, then
-  shifted like the frames. That is what a user does: lay out the tiles, photograph them, play.
+  shifted like the frames. That is what a user does: lay out the tiles, photograph them, play. The photo
+  is rendered by today's renderer, so the frames must be too: games rendered before a change to the tiles'
+  painting show other symbols than the photo, and calibration then learns tiles the game does not hold.
+  Render such games again (``qwirkle render-dataset ... --games``, same seed) before measuring.
 
 Each dataset is copied into a scratch folder with every frame shifted (:mod:`calibration.lighting`), the
 calibration photo shifted the same way, and every frame is read without and with the calibration. Tiles are

@@ -26,6 +26,7 @@ from table import tileset
 from vision.features import Measurements, asymmetry, outline
 from vision.prototypes import (
     LIGHTNESS_WEIGHT,
+    OPEN,
     Prototypes,
     colour_features,
     mark_descriptor,
@@ -127,6 +128,8 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     shape_names, sdist = shape_distance(m, prototypes)
     shape_best = sdist.argmin(axis=1)
     shape_conf = _softmax_best(sdist, 1.0)
+    if prototypes.outline_scatter:
+        shape_conf = np.minimum(shape_conf, _confidence_under_scatter(m, prototypes, shape_best))
     shape_fit = sdist.min(axis=1)
     return Named(
         [names[k] for k in best],
@@ -136,6 +139,27 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
         colour_fit,
         shape_fit,
     )
+
+
+def _confidence_under_scatter(m: Measurements, prototypes: Prototypes, best: np.ndarray) -> np.ndarray:
+    """The soft-max probability (N,) of each tile's call ``best`` (N,) with every shape's outline spreads
+    widened to how far its calibration photo's own tiles scatter (:attr:`Prototypes.outline_scatter`),
+    where that is wider (dim light, small tiles: the noise the edition's spreads do not hold).
+
+    Only the confidence is taken under the wider spreads, not the call: a shape whose spreads widen more
+    than another's would draw the other's tiles (measured on rendered games in a tenth of the light:
+    more tiles read wrong), while two shapes whose tiles scatter into each other under this light make a
+    call between them a guess, which is what the lower confidence says.
+    """
+    wide = {
+        k: np.where(v < OPEN, np.maximum(v, prototypes.outline_scatter.get(k, 0.0)), v)
+        for k, v in prototypes.outline_spreads.items()
+    }
+    _, distance = shape_distance(m, dataclasses.replace(prototypes, outline_spreads=wide))
+    z = -0.5 * distance**2
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return np.asarray(p[np.arange(len(best)), best] / p.sum(axis=1))
 
 
 def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Named:

@@ -85,6 +85,10 @@ COLOUR_BLIND_MARKS: dict[str, tuple[tuple[float, float], tuple[float, float]]] =
 #: A hole narrower than this fraction of the symbol's mean radius is no inner mark seen (a solid symbol,
 #: or a mark blurred shut): the mark then says nothing about the colour.
 MIN_MARK = 0.15
+#: The fewest known tiles of a colour showing its inner mark from which calibration learns the mark.
+MIN_MARK_TILES = 3
+#: The fewest known tiles of a shape from which calibration measures how far its outline scatters.
+MIN_SCATTER_TILES = 3
 #: Which editions have inner marks.
 MARKS = {"colour-blind": COLOUR_BLIND_MARKS}
 #: Which editions' symbols have which outlines (Herkle's ordinaries are named by silhouette).
@@ -118,6 +122,10 @@ class Prototypes:
     marks, mark_spreads : dict of str to (2,) ndarray
         The colour-blind edition's inner mark of each colour (:func:`mark_descriptor`) and its spread;
         empty for the other editions.
+    outline_scatter : dict of str to (4,) ndarray
+        Per shape, how far each outline feature scatters among a calibration photo's own tiles of that
+        shape (:func:`learn_prototypes`); empty when not calibrated. Where it is wider than the spread
+        (dim light, small tiles), the classifier's confidence in a call is taken under it.
     """
 
     tileset: str
@@ -129,6 +137,7 @@ class Prototypes:
     outline_spreads: dict[str, np.ndarray] = field(default_factory=dict)
     marks: dict[str, np.ndarray] = field(default_factory=dict)
     mark_spreads: dict[str, np.ndarray] = field(default_factory=dict)
+    outline_scatter: dict[str, np.ndarray] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -141,6 +150,7 @@ class Prototypes:
             "outline_spreads": {k: np.round(v, 4).tolist() for k, v in self.outline_spreads.items()},
             "marks": {k: np.round(v, 4).tolist() for k, v in self.marks.items()},
             "mark_spreads": {k: np.round(v, 4).tolist() for k, v in self.mark_spreads.items()},
+            "outline_scatter": {k: np.round(v, 4).tolist() for k, v in self.outline_scatter.items()},
         }
 
     @classmethod
@@ -168,6 +178,12 @@ class Prototypes:
             }
             if set(marks) != set(mark_spreads) or any((v <= 0).any() for v in mark_spreads.values()):
                 raise ValueError("marks and mark_spreads must name the same colours, spreads > 0")
+            scatter = {
+                str(k): np.asarray(v, np.float64).reshape(4)
+                for k, v in data.get("outline_scatter", {}).items()
+            }
+            if not set(scatter) <= set(outlines) or any(not (v >= 0).all() for v in scatter.values()):
+                raise ValueError("outline_scatter must name shapes with outlines, scatter >= 0")
             return cls(
                 str(data["tileset"]),
                 colours,
@@ -178,6 +194,7 @@ class Prototypes:
                 spreads,
                 marks,
                 mark_spreads,
+                scatter,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"{where}: malformed prototypes ({err})") from None
@@ -223,7 +240,12 @@ def learn_prototypes(
 
     ``frames`` pairs each photo's measurements (:func:`vision.reader.measure_tiles`) with its known tiles;
     each photo is white-balanced on its own. Colours and shapes no tile shows keep ``base``'s values
-    (default: the tile set's defaults).
+    (default: the tile set's defaults). The colour-blind edition's inner marks are learned as the photo
+    shows them (:func:`_learned_marks`). The outlines' middles are learned, their spreads stay the
+    defaults' (a photo's few tiles of a shape tell where it lies, not every printing's range), and
+    how far each shape's outline features scatter among the photo's own tiles is kept as
+    ``outline_scatter`` (the light's and the camera's noise: the classifier takes its confidence in a
+    call under it where it is wider than the spread).
     """
     base = base or default_prototypes(tileset)
     feats: list[np.ndarray] = []
@@ -250,6 +272,7 @@ def learn_prototypes(
             colour_err.extend(np.linalg.norm((f[pick] - colours[name]) * [LIGHTNESS_WEIGHT, 1, 1], axis=1))
     shapes = dict(base.shapes)
     outlines, outline_spreads = dict(base.outlines), dict(base.outline_spreads)
+    outline_scatter = dict(base.outline_scatter)
     shape_err: list[float] = []
     for name in tileset.shapes:
         pick = [i for i, t in enumerate(tiles) if t.shape == name]
@@ -259,6 +282,9 @@ def learn_prototypes(
             shape_err.extend(np.sqrt((diff**2).mean(axis=1)))
             if name in outlines:
                 outlines[name] = _learned_outline(desc[pick], outlines[name], outline_spreads[name])
+                if len(pick) >= MIN_SCATTER_TILES:
+                    outline_scatter[name] = _scatter(desc[pick])
+    marks, mark_spreads = _learned_marks(np.concatenate([m.hole for m, _ in frames]), tiles, tileset, base)
     return Prototypes(
         tileset.name,
         colours,
@@ -267,8 +293,9 @@ def learn_prototypes(
         _spread(shape_err, base.shape_spread),
         outlines,
         outline_spreads,
-        dict(base.marks),
-        dict(base.mark_spreads),
+        marks,
+        mark_spreads,
+        outline_scatter,
     )
 
 
@@ -288,6 +315,54 @@ def _learned_outline(desc: np.ndarray, base_middle: np.ndarray, base_spread: np.
     the default's: a photo's few tiles of one shape tell where it lies, not how far the next photo's
     will scatter. A feature the default leaves open (a starburst's eightfold phase) keeps its middle."""
     return np.where(base_spread < OPEN, np.median(desc, axis=0), base_middle)
+
+
+def _scatter(values: np.ndarray) -> np.ndarray:
+    """How far the next photo's values (K, F) lie from the mean of these ``K``: their standard deviation,
+    widened by ``sqrt(1 + 1/K)`` for the mean itself being learned from ``K`` of them."""
+    return np.asarray(values.std(axis=0, ddof=1) * np.sqrt(1 + 1 / len(values)))
+
+
+def _learned_marks(
+    hole: np.ndarray, tiles: Sequence[Tile], tileset: TileSet, base: Prototypes
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The inner marks as a calibration photo shows them (the colour-blind edition's second colour cue).
+
+    The default marks were measured on rendered tiles in daylight; in dim light or on small tiles the
+    mark, some 8 pixels wide, is blurred into the outer symbol's corners, and an orange tile's round mark
+    can measure as red's square one. Each colour whose mark the photo shows on at least
+    :data:`MIN_MARK_TILES` tiles takes their mean descriptor (:func:`mark_descriptor`) and, as spread, their
+    scatter about it, widened by ``sqrt(1 + 1/n)`` for the mean learned from ``n`` tiles and never narrower
+    than the default spread (a photo's few tiles cannot show every printing). An arrangement shows each
+    colour on every shape, so that scatter also holds how the mark differs between the symbols it sits
+    in. Colours with fewer tiles keep ``base``'s marks.
+
+    Parameters
+    ----------
+    hole : ndarray, shape (N, RAYS)
+        The known tiles' hole profiles (:attr:`vision.features.Measurements.hole`).
+    tiles : sequence of Tile
+        The known tiles (N).
+    tileset : TileSet
+    base : Prototypes
+        What colours without enough tiles keep.
+
+    Returns
+    -------
+    marks, mark_spreads : dict of str to (2,) ndarray
+    """
+    marks, spreads = dict(base.marks), dict(base.mark_spreads)
+    if not marks:
+        return marks, spreads
+    default = default_prototypes(tileset).mark_spreads
+    desc, seen = mark_descriptor(hole)
+    for name in marks:
+        pick = [i for i, t in enumerate(tiles) if t.colour == name and seen[i]]
+        if len(pick) < MIN_MARK_TILES:
+            continue
+        marks[name] = desc[pick].mean(axis=0)
+        spreads[name] = np.maximum(default[name], _scatter(desc[pick]))
+    return marks, spreads
 
 
 def _spread(errors: list[float], default: float) -> float:

@@ -103,6 +103,14 @@ def test_refine_adds_a_confirmed_board(calibrated: tuple[Calibration, Report]) -
     ]
     assert any(moved)
     assert np.array_equal(better.balance, cal.balance)
+    # how far each shape's outline scatters is learned from the calibration photo, and a calibration made
+    # before it was (none recorded) takes it from the confirmed board's tiles
+    assert set(cal.prototypes.outline_scatter) == set(CLASSIC.shapes)
+    older = dataclasses.replace(cal, prototypes=dataclasses.replace(cal.prototypes, outline_scatter={}))
+    shown = {s for s in CLASSIC.shapes if sum(t.shape == s for t in board.values()) >= 3}
+    assert shown and shown <= set(
+        refine(older, _photo(board, seed=5), board, tileset=CLASSIC).prototypes.outline_scatter
+    )
     blank = np.full((*SIZE, 3), 60, np.uint8)
     assert refine(cal, blank, board, tileset=CLASSIC) is cal
     with pytest.raises(ValueError, match="calibrated for classic, not connect"):

@@ -14,7 +14,7 @@ from vision import render_tiles
 from vision.classify import classify
 from vision.features import measure
 from vision.patches import PATCH
-from vision.prototypes import default_prototypes, paint_patches
+from vision.prototypes import default_prototypes, paint_patches, painted_prototypes
 from vision.reader import MAX_FIT, MIN_CONFIDENCE
 from vision.render_tiles import BODY
 
@@ -126,15 +126,15 @@ def test_a_leaning_cubes_side_face_is_no_tile() -> None:
 def test_the_colour_blind_inner_mark_names_a_paint_between_red_and_orange(
     towards_orange: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Red tiles carry a square mark, orange ones a circle: where the paint alone is between the two, the
-    mark tells them apart."""
+    """Red tiles carry a square mark, orange ones a circle: where red and orange are painted alike, and the
+    prototypes learned from such paint (uncached, whatever other tests left), the mark tells them apart."""
     red, orange = np.array(render_tiles.PAINT["red"]), np.array(render_tiles.PAINT["orange"])
     between = tuple(float(v) for v in (1 - towards_orange) * red + towards_orange * orange)
     monkeypatch.setitem(render_tiles.PAINT, "red", between)
     monkeypatch.setitem(render_tiles.PAINT, "orange", between)
     tiles = [Tile(colour, shape) for colour in ("red", "orange") for shape in tileset("colour-blind").shapes]
     m = measure(_patches(tiles, "colour-blind", seed=3))
-    prototypes = default_prototypes(tileset("colour-blind"))
+    prototypes = painted_prototypes.__wrapped__(tileset("colour-blind"))
     named = classify(m, np.ones(3), prototypes)
     assert named.colours == [t.colour for t in tiles]
     assert (named.colour_confidence >= MIN_CONFIDENCE).all()
@@ -156,3 +156,24 @@ def test_herkle_white_and_black_learned_under_a_tinted_lamp_are_still_grey() -> 
     got = list(zip(named.colours, named.shapes, strict=True))
     assert got == [(t.colour, t.shape) for t in tiles]
     assert (named.confidence >= MIN_CONFIDENCE).all()
+
+
+def test_a_call_is_no_surer_than_the_calibration_photos_scatter_allows() -> None:
+    """Where a calibration photo's own tiles of a shape scatter wider than the edition's spreads (dim
+    light, small tiles), the confidence in a call is taken under that scatter: square and criss-cross
+    tiles, when the two shapes' tiles scatter well into each other (three times the distance between
+    their middles), are no longer named with confidence; no tile changes its name, no confidence rises."""
+    classic = tileset("classic")
+    tiles = list(classic.tiles())
+    measured = measure(_patches(tiles, "classic"))
+    plain = default_prototypes(classic)
+    wide = 3 * np.abs(plain.outlines["square"] - plain.outlines["criss-cross"])
+    noisy = dataclasses.replace(plain, outline_scatter={"square": wide, "criss-cross": wide})
+    before, after = classify(measured, np.ones(3), plain), classify(measured, np.ones(3), noisy)
+    assert before.shapes == after.shapes and before.colours == after.colours
+    assert (after.shape_confidence <= before.shape_confidence + 1e-12).all()
+    for tile, conf, was in zip(tiles, after.shape_confidence, before.shape_confidence, strict=True):
+        if tile.shape in ("square", "criss-cross"):
+            assert was > 0.9 and conf < MIN_CONFIDENCE, tile
+    narrow = dataclasses.replace(plain, outline_scatter={"square": np.full(4, 1e-3)})  # within the spreads
+    assert np.array_equal(classify(measured, np.ones(3), narrow).shape_confidence, before.shape_confidence)

@@ -8,6 +8,7 @@ import pytest
 from table import tileset
 from table.codec import board_from_json
 from vision import Prototypes, default_prototypes, learn_prototypes, measure_tiles
+from vision.features import outline
 from vision.render import random_scene, render
 
 
@@ -80,8 +81,25 @@ def test_learning_moves_the_prototypes_to_the_light() -> None:
     assert learned.shape_spread > 0 and learned.colour_spread > 0
     shapes = {t.shape for t in known}
     assert any(not np.allclose(learned.outlines[s], base.outlines[s]) for s in shapes)
-    for s in shapes:  # a few tiles say where a shape lies, not how far the next photo's scatter
+    for s in shapes:  # a few tiles say where a shape lies, not every printing's range
         assert np.array_equal(learned.outline_spreads[s], base.outline_spreads[s])
+    assert base.outline_scatter == {}
+    descriptors = outline(measured.radial)
+    for s in shapes:  # how far this photo's own tiles of a shape scatter: the light's noise
+        own = descriptors[[t.shape == s for t in known]]
+        if len(own) >= 3:
+            expected = own.std(axis=0, ddof=1) * np.sqrt(1 + 1 / len(own))
+            assert np.allclose(learned.outline_scatter[s], expected)
+        else:
+            assert s not in learned.outline_scatter
+    assert learned.outline_scatter
+    back = Prototypes.from_json(learned.to_json(), where="p.json")
+    for s, v in learned.outline_scatter.items():
+        assert np.allclose(back.outline_scatter[s], v, atol=1e-4)
+    data = learned.to_json()
+    data["outline_scatter"]["oval"] = [0.01, 0.01, 0.01, 0.01]
+    with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*outline_scatter"):
+        Prototypes.from_json(data, where="p.json")
     if "starburst" in shapes:  # its eightfold phase says nothing, and stays where it was
         assert learned.outlines["starburst"][1] == base.outlines["starburst"][1]
 
@@ -109,3 +127,34 @@ def test_herkle_learns_its_colours_from_the_ordinaries_not_the_field() -> None:
     tally = score_frame(calibrated, out.truth, layout=None, where="render")
     assert tally.wrong + tally.extra == 0
     assert tally.right >= plain.right - 1 and tally.right >= tally.tiles // 2, tally.summary()
+
+
+def test_colour_blind_marks_are_learned_as_the_photo_shows_them() -> None:
+    """The inner marks (the colour-blind edition's second colour cue) are learned from the photo: each
+    colour shown with its mark on enough tiles takes their mean, with their scatter as spread, never
+    narrower than the default's; colours shown too rarely keep the defaults."""
+    from vision.prototypes import MIN_MARK_TILES, mark_descriptor
+
+    tiles = tileset("colour-blind")
+    scene = random_scene(
+        seed=4, variant="colour-blind", size=(600, 800), tiles=30, hand=0.0, light="neutral", tilt=0.0
+    )
+    measured, known, _ = measure_tiles(render(scene).image, scene.board, tileset=tiles)
+    learned = learn_prototypes([(measured, known)], tileset=tiles)
+    base = default_prototypes(tiles)
+    desc, seen = mark_descriptor(measured.hole)
+    taught = 0
+    for colour in tiles.colours:
+        pick = [i for i, t in enumerate(known) if t.colour == colour and seen[i]]
+        if len(pick) >= MIN_MARK_TILES:
+            taught += 1
+            assert np.allclose(learned.marks[colour], desc[pick].mean(axis=0))
+            assert (learned.mark_spreads[colour] >= base.mark_spreads[colour]).all()
+        else:
+            assert np.array_equal(learned.marks[colour], base.marks[colour])
+            assert np.array_equal(learned.mark_spreads[colour], base.mark_spreads[colour])
+    assert taught >= 2
+    classic = tileset("classic")  # no marks to learn
+    plain = random_scene(seed=5, size=(600, 800), tiles=20, hand=0.0)
+    measured, known, _ = measure_tiles(render(plain).image, plain.board, tileset=classic)
+    assert learn_prototypes([(measured, known)], tileset=classic).marks == {}
