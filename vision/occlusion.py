@@ -40,8 +40,9 @@ def covered_cells(work: np.ndarray, lattice: Lattice, occupied: np.ndarray, gain
     """Empty cells in and around the layout that something lying over the table hides.
 
     Every cell of the grid seen in the frame is looked at; a group of side-touching cells unlike the
-    table (:data:`RARE`) that reaches the frame's edge (an arm comes from outside the picture; a pattern
-    on a cloth repeats in patches that do not join) covers whatever lies under it.
+    table (:data:`RARE`) that reaches the frame's edge (a cell within half a cell of it: an arm comes from
+    outside the picture, past the last cells whose centres are in view; a pattern on a cloth repeats in
+    patches that do not join) covers whatever lies under it.
 
     Parameters
     ----------
@@ -66,7 +67,8 @@ def covered_cells(work: np.ndarray, lattice: Lattice, occupied: np.ndarray, gain
         return np.zeros((0, 2), np.int64)
     centres = lattice.point(cells.astype(np.float64))
     axes = local_axes(lattice.homography, cells.astype(np.float64))
-    edge = inside_fraction(work.shape[:2], centres, axes) < 0.99
+    # a cell within half a cell of the frame's edge (the next cell's centre may lie outside the frame)
+    edge = inside_fraction(work.shape[:2], centres, 2 * axes) < 0.99
     patches = cut_patches(work, centres, axes, size=SIDE, span=0.8).astype(np.float32)
     # each patch's mean colour: float32 sums of whole 8-bit values are exact in any order
     pixels = patches.reshape(len(patches), -1, 3)

@@ -6,7 +6,10 @@ candidates (:mod:`vision.detect`) placed on the grid (:mod:`vision.lattice`) are
 shows a contrasted symbol; then the cells next to them are looked at, round after round outwards
 (:func:`look`): a symbol whose tip touches its tile's edge, or whose paint runs into the table, is found
 there. A probe may also take a symbol candidate that stood apart only at the detector's higher threshold
-(:attr:`vision.detect.Blobs.apart`) as evidence, where its paint is not the table's colour.
+(:attr:`vision.detect.Blobs.apart`) as evidence, where its paint is not the table's colour. Paint that
+stands out from its body less than a tile's usually does (FAINT to MIN_CONTRAST: warm or dim light, a
+bright table, the weakest paints) is a tile where it shows a whole symbol not of the table's colour, in a
+frame whose grid holds its tiles (:func:`_faint`, :func:`look`).
 On Herkle's tiles a probe also takes a whole shield with a black ordinary on it (:func:`_dark_shields`):
 no paint of such a tile stands out from its body.
 :mod:`vision.reader` names what is found.
@@ -21,8 +24,9 @@ import cv2
 import numpy as np
 
 from table import tileset as edition
+from vision.classify import ASYMMETRY_SPREAD
 from vision.detect import Blobs, find_blobs, strength
-from vision.features import MAX_REACH, Measurements, Presence, measure, presence
+from vision.features import MAX_REACH, Measurements, Presence, asymmetry, measure, presence
 from vision.geometry import local_axes
 from vision.lattice import Lattice, cell_keys, fit_lattice
 from vision.patches import PATCH
@@ -34,8 +38,13 @@ from vision.shields import black, field_colour, shield_outline, view_shields
 #: whole factor: INTER_AREA is fastest on them, and the patches are cut at 32 pixels a cell anyway).
 FIRST_PASS = 700
 TILE_PX = 28.0
-#: A patch whose paint stands out less than this from its body holds no tile.
+#: A patch whose paint stands out less than this from its body holds no tile...
 MIN_CONTRAST = 0.7
+#: ...unless its paint stands out more than this, shows a whole symbol and is not the table's colour, in a
+#: frame whose grid holds its tiles (:func:`_held`). Between the two, on the rendered classic and
+#: colour-blind sets, 64 of the 65 empty cells that pass every other test show the table's colour (a hole
+#: in the layout ringed by the neighbours' bodies), and 53 of the 56 tiles show paint of another colour.
+FAINT = 0.6
 #: How many times the cells next to the tiles found so far are probed for tiles the detector missed (a
 #: row of missed tiles is found one cell further each time; it stops early when nothing new shows).
 PROBE_ROUNDS = 8
@@ -153,6 +162,8 @@ def occupied(
     keep = (p.contrast > MIN_CONTRAST) & (p.reach < MAX_REACH)
     if not keep.any():
         return None
+    if tileset != "herkle" and _held(lattice, cells[keep], centres[keep]):
+        keep |= _faint(work, lattice, cells[keep], patches, p, strong=keep)
     located = Located(
         work,
         scale,
@@ -167,11 +178,49 @@ def occupied(
     return probed(located, located.cells)
 
 
+def _faint(
+    work: np.ndarray,
+    lattice: Lattice,
+    cells: np.ndarray,
+    patches: np.ndarray,
+    p: Presence,
+    *,
+    strong: np.ndarray,
+) -> np.ndarray:
+    """Which detector candidates (their patches (N, S, S, 3) and :func:`presence` ``p``) not ``strong``
+    (N,) hold a tile although their paint stands out less than MIN_CONTRAST: more than FAINT, with a
+    symbol's dark rim, size and place in the cell, a whole symbol (:func:`_whole`) and paint not the
+    table's colour (read around the tiles of ``cells`` (K, 2); none without it)."""
+    faint = np.asarray(~strong & p.found(FAINT, framed=False))
+    if not faint.any():
+        return faint
+    table = _table_colour(work, lattice, cells)
+    if table is None:
+        return np.zeros_like(faint)
+    m = measure(patches[faint], p.take(faint))
+    faint[faint] = _whole(m) & _unlike(m.paint, table)
+    return faint
+
+
+def _held(lattice: Lattice, cells: np.ndarray, centres: np.ndarray) -> bool:
+    """Whether the grid holds the tiles at ``centres`` (N, 2) on ``cells`` (N, 2): three at least, nine in
+    ten within STEADY cells of where it puts them. Under a steep camera, across a seam or through a
+    group of two or three candidates, the grid is itself in doubt, and a faint tile read on it would
+    decide where a group left out joins."""
+    if len(cells) < 3:
+        return False
+    where = cells.astype(np.float64)
+    axes = local_axes(lattice.homography, where)
+    steps = np.linalg.solve(axes.transpose(0, 2, 1), (centres - lattice.point(where))[..., None])[..., 0]
+    return bool(np.quantile(np.abs(steps).max(axis=1), 0.9) < STEADY)
+
+
 def probed(located: Located, tried: np.ndarray) -> Located:
     """``located`` with the tiles found by probing the cells next to its tiles, not ``tried`` (K, 2) yet,
     round after round outwards."""
     lattice, cells, centres = located.lattice, located.cells, located.centres
-    table = _table_colour(located.work, lattice, cells) if len(located.apart) else None
+    table = _table_colour(located.work, lattice, cells) if located.shields is None else None
+    least = FAINT if table is not None and _held(lattice, cells, centres) else MIN_CONTRAST
     patches, measured = [located.patches], [located.measured]
     for _ in range(PROBE_ROUNDS):
         probe, guess = _neighbours(lattice, cells, centres, tried)
@@ -185,6 +234,7 @@ def probed(located: Located, tried: np.ndarray) -> Located:
             axes,
             apart=_unclaimed(located.apart, centres, 0.5 * lattice.pitch),
             table=table,
+            least=least,
             steady=_near(guess, lattice.point(probe.astype(np.float64)), axes, STEADY),
         )
         if located.shields is not None:
@@ -211,6 +261,7 @@ def look(
     *,
     apart: np.ndarray | None = None,
     table: np.ndarray | None = None,
+    least: float = MIN_CONTRAST,
     steady: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None]:
     """Look for symbols at predicted cell centres (N, 2) of the working copy, cells' axes (N, 2, 2).
@@ -220,8 +271,11 @@ def look(
     is cut on it and its frame need not be dark (the detector has already seen a dark ring around the
     paint, while the patch's edge may show the table past a tile smaller than its cell or askew in it),
     provided its paint is not the colour of the ``table`` (3,) BGR: the table seen through a hole in the
-    layout is ringed by the neighbours' dark bodies just as a symbol is by its own. ``steady`` (N,) bool:
-    the predictions where such a candidate may be taken (see :data:`STEADY`); default all.
+    layout is ringed by the neighbours' dark bodies just as a symbol is by its own. ``least``: where the
+    paint seen at the first look stands out more than MIN_CONTRAST but the full look's only more than
+    ``least`` (FAINT, given a ``table``), the tile is taken where its symbol is whole and its paint not the
+    table's colour (:func:`_whole`, :func:`_unlike`). ``steady`` (N,) bool: the predictions where a
+    candidate standing apart, or faint paint, may be taken (see :data:`STEADY`); default all.
 
     Returns the rows (K,) of the predictions where a tile was found, its symbol's centre (K, 2), its patch
     and its measurements (None when none is found).
@@ -239,6 +293,7 @@ def look(
             hinted &= steady
         guess[hinted] = apart[seen[hinted]]
     coarse = first.contrast > MIN_CONTRAST
+    least = MIN_CONTRAST if table is None else least
     rows = np.flatnonzero(coarse | hinted)
     if len(rows) == 0:
         return none
@@ -246,26 +301,29 @@ def look(
     # look again
     again = _cut(work, guess, axes)
     second = presence(again)
-    found = _found(second, hinted)
+    found = _found(second, hinted, least)
     # the coarse look sees a symbol that the prediction missed by a fifth of a cell only in part, and its
     # centroid moves the patch only part of the way: where paint shows, recentre again
     for _ in range(LOOKS - 1):
-        retry = np.flatnonzero(~found & (second.contrast > MIN_CONTRAST))
+        retry = np.flatnonzero(~found & (second.contrast > least))
         if len(retry) == 0:
             break
         guess[retry] += np.einsum("nk,nkd->nd", second.offset[retry], axes[retry])
         again[retry] = _cut(work, guess[retry], axes[retry])
         second = _with(second, retry, presence(again[retry]))
-        found = _found(second, hinted)
+        found = _found(second, hinted, least)
     # a symbol found far from its cell's prediction is a neighbour's
     found &= _near(guess, predicted, axes, RECENTRE)
     if not found.any():
         return none
     m = measure(again[found], second.take(found))
     if table is not None:
-        # a tile found only through a candidate standing apart is not the table seen through a hole
-        frameless = (hinted & ~(coarse & second.found(MIN_CONTRAST)))[found]
-        keep = ~frameless | _unlike(m.paint, table)
+        # a tile found only through a candidate standing apart, or by faint paint, is not the table seen
+        # through a hole, and lies where the tiles around it are where the grid puts them
+        weak = ~(coarse & second.found(MIN_CONTRAST))[found]
+        keep = ~weak | (_unlike(m.paint, table) & ((m.contrast > MIN_CONTRAST) | _whole(m)))
+        if steady is not None:
+            keep &= ~weak | steady[rows][found]
         if not keep.all():
             found[found] = keep
             m = m.take(keep)
@@ -324,6 +382,13 @@ def _chroma_gap(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
     return np.asarray(np.linalg.norm(c - t, axis=1))
 
 
+def _whole(m: Measurements) -> np.ndarray:
+    """Which measured patches (N,) show a whole symbol: its outline no further from a fourfold symmetry
+    than whole symbols lie (two spreads of :data:`vision.classify.ASYMMETRY_SPREAD`; the symbol on a
+    cube's side face seen aslant is squashed)."""
+    return np.asarray(asymmetry(m.radial) <= 2 * ASYMMETRY_SPREAD)
+
+
 def _unlike(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
     """Which paint colours (N, 3) BGR are not the table's (3,)."""
     return np.asarray(_chroma_gap(paint, table) > TABLE_CHROMA)
@@ -352,10 +417,10 @@ def _table_colour(work: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.n
     return np.asarray(np.median(middles.reshape(len(middles), -1, 3).mean(axis=1), axis=0))
 
 
-def _found(p: Presence, hinted: np.ndarray) -> np.ndarray:
-    """Which patches (N,) hold a tile: with a dark frame, or without one where ``hinted`` (N,) by a
-    candidate of the detector."""
-    return np.asarray(p.found(MIN_CONTRAST) | (hinted & p.found(MIN_CONTRAST, framed=False)))
+def _found(p: Presence, hinted: np.ndarray, least: float) -> np.ndarray:
+    """Which patches (N,) hold a tile, their paint standing out more than ``least``: with a dark frame, or
+    without one where ``hinted`` (N,) by a candidate of the detector."""
+    return np.asarray(p.found(least) | (hinted & p.found(least, framed=False)))
 
 
 def _unclaimed(points: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
