@@ -3,9 +3,11 @@
 Tiles pushed together by hand keep a regular spacing locally but drift over a long line, sit a few
 degrees askew, and come in separate groups. So cells are assigned *locally*: each candidate takes its
 cell from an already placed neighbour, rounding the step between them in the neighbour's own local basis
-(a spanning tree grown shortest step first, in the largest group of candidates). Separate groups are
-then joined where the placed points put them, and only where that is clear (:mod:`vision.shifts`); one
-homography through all the points finally predicts where the empty cells are.
+(a spanning tree grown shortest step first, in the largest group of candidates). A step of two cells
+or more, which multiplies any error of that basis, must also agree with the placed points around it
+(:func:`_long_step`). Separate groups are then joined where the placed points put them, and only where
+that is clear (:mod:`vision.shifts`); one homography through all the points finally predicts where the
+empty cells are.
 
 The lattice's orientation comes from the directions between neighbouring candidates (modulo a quarter
 turn) and its pitch from their spacing; neither is a constant. Points are ``(row, col)`` pixels, cells
@@ -34,7 +36,10 @@ FAR = 3.0
 #: A far group of fewer points is left out: one or two tiles fit a grid extrapolated that far at some
 #: whole shift by chance (under a steep camera, rendered Connect boards show it).
 FAR_GROUP = 3
-#: How many placed points nearest to a new group place it.
+#: A tree step of two cells or more measured this much shorter (cells) leaves the cells between too little
+#: room for their tiles: it may as well be one cell less and a gap (tiles never overlap).
+ROOM = 0.2
+#: How many placed points nearest to a new group (or to a point a long tree step reaches) place it.
 NEIGHBOURS = 12
 
 
@@ -219,6 +224,8 @@ def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
     bases[root] = _Basis(_root_basis(pts, d[root], root, _basis(theta, pitch)).ravel().tolist())
     taken: dict[tuple[int, int], int] = {(0, 0): root}
     placed[root] = True
+    order = [root]  # the placed points
+    doubtful: set[int] = set()  # points a long step left for lack of room: only a short one places them
     heap = [(dist, root, k) for dist, k in neighbours[root]]
     heapq.heapify(heap)
     while heap:
@@ -237,14 +244,75 @@ def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
         cell = (cells[i][0] + sr, cells[i][1] + sc)
         if cell in taken or sr == sc == 0:
             continue
+        if max(abs(sr), abs(sc)) > 1:
+            if j in doubtful:
+                continue
+            checked = _long_step(pts, d[j], cells, order, j, cell, (fr, fc))
+            if checked is None:
+                doubtful.add(j)  # another long step would measure the same gap
+                continue
+            if checked in taken:
+                continue
+            cell = checked
         cells[j] = cell
         placed[j] = True
         taken[cell] = j
+        order.append(j)
         fits[j] = ([x for _, x in neighbours[j] if placed[x] and x != j], parent)
         for dist, k in neighbours[j]:
             if not placed[k]:
                 heapq.heappush(heap, (dist, j, k))
     return np.array(cells, np.int64).reshape(n, 2), np.array(placed, bool)
+
+
+def _long_step(  # noqa: PLR0917 (the tree's state, passed along as it is)
+    pts: np.ndarray,
+    dist: np.ndarray,
+    cells: list[tuple[int, int]],
+    order: list[int],
+    j: int,
+    cell: tuple[int, int],
+    step: tuple[float, float],
+) -> tuple[int, int] | None:
+    """The cell of point ``j`` (its distances ``dist``) reached by a tree step of more than one cell
+    (``step``, fractional cells in the parent's basis, rounded to ``cell``), or None where it is not to be
+    trusted.
+
+    A long step multiplies any error of the parent's basis: under a steep camera the rows' spacing
+    shrinks across the picture, drifting rows shear it. So where the placed points around ``j`` clearly
+    put it on another cell (:func:`_local_cell`), theirs is taken. And a step measured more than ROOM
+    short of its whole cells leaves too little room between for the tiles it skips (tiles never
+    overlap): one cell less and a gap is as likely, and the point is left for a short step or a group.
+    """
+    local = _local_cell(pts, dist, cells, order, j)
+    if local is not None and local != cell:
+        return local
+    return None if any(abs(f) < abs(round(f)) - ROOM for f in step) else cell
+
+
+def _local_cell(
+    pts: np.ndarray, dist: np.ndarray, cells: list[tuple[int, int]], order: list[int], j: int
+) -> tuple[int, int] | None:
+    """The cell an affine map fitted through the NEIGHBOURS placed points nearest to point ``j`` (its
+    distances ``dist``) puts ``j`` on, where that is clear (within OFF_GRID); None where those points lie on
+    one line or ``j`` lies further from any cell."""
+    near = np.array(order)[np.argsort(dist[order], kind="stable")[:NEIGHBOURS]]
+    if len(near) < 3:
+        return None
+    src = np.array([cells[k] for k in near], np.float64)
+    mid_src, mid_dst = src.mean(axis=0), pts[near].mean(axis=0)
+    src -= mid_src
+    normal = src.T @ src
+    det = normal[0, 0] * normal[1, 1] - normal[0, 1] * normal[1, 0]
+    if det < 1e-9 * (normal[0, 0] + normal[1, 1]) ** 2:
+        return None  # the placed points lie on one line
+    # least squares: image step = m @ cell step (m: the two columns of image steps per row and column)
+    m = _solve(normal, src.T @ (pts[near] - mid_dst)).T
+    frac = _solve(m, pts[j] - mid_dst) + mid_src
+    r, c = round(float(frac[0])), round(float(frac[1]))
+    if max(abs(frac[0] - r), abs(frac[1] - c)) > OFF_GRID:
+        return None
+    return r, c
 
 
 def _neighbours(d: np.ndarray, near: np.ndarray) -> list[list[tuple[float, int]]]:
