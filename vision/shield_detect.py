@@ -11,7 +11,8 @@ the frame (the distance transform of the paint detector's lit mask, :func:`visio
 narrower than ``2·d`` (a rim bridged by blur, a shield's corner touching its neighbour's) leaves no core,
 while the middle of a whole shield does: one compact blob per shield. The depth is chosen per frame,
 scale-free: the one at which the most square cores of about one size appear (below the shields' inner radius
-the cores are the shields; far below it they run together; above it they vanish). Around it, a compact blob
+the cores are the shields; far below it they run together; above it they vanish), the middle one where
+several depths give as many. Around it, a compact blob
 that is two shields run together is split where a deeper level shows their two cores, and a shield whose core
 vanished (a smaller one, further from a tilted camera) is taken from a shallower level. A core's centroid is
 the candidate, its extent plus ``2·d`` the shield's width. Last, every shield shows the frame's field colour
@@ -117,7 +118,7 @@ def _shields(lit: np.ndarray) -> Blobs:
     coarse = _halved(lit)
     depth = _inside(coarse)
     counts = [_count(_cores(depth, fraction * min(coarse.shape))) for fraction in DEPTHS]
-    k = int(np.argmax(counts))
+    k = _middle_of_most(counts)
     inside = _inside(lit)
     levels = {
         j: _cores(inside, DEPTHS[j] * min(lit.shape))
@@ -143,6 +144,22 @@ def _shields(lit: np.ndarray) -> Blobs:
         np.concatenate([c.extents for c in chosen]),
         np.concatenate([c.areas for c in chosen]),
     )
+
+
+def _middle_of_most(counts: list[int]) -> int:
+    """The depth (index) in the middle of the first run of consecutive depths with the most shields.
+
+    Between the depths at which the shields run together (too shallow) and those at which they vanish
+    (too deep), the count stays at its most over a run of depths, and the middle of that run is furthest
+    from both failures. The coarse copy's halving darkens the rims, so its shields come apart at a
+    shallower depth than they do at the resolution the cores are then taken from: the run's first depth
+    (the first of the most) can still show shields run together there (a light table: 3 shields of 22).
+    """
+    k = int(np.argmax(counts))
+    end = k
+    while end + 1 < len(counts) and counts[end + 1] == counts[k]:
+        end += 1
+    return (k + end) // 2
 
 
 def _count(level: _Level) -> int:

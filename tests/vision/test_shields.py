@@ -181,3 +181,21 @@ def test_a_white_ordinary_in_shadow_is_not_read_as_a_black_one() -> None:
     named = classify(measure(patches), np.ones(3), default_prototypes(HERKLE))
     assert named.colour_confidence[0] == 0.0
     assert named.colours[1:3] == ["black", "black"] and (named.colour_confidence[1:3] == 1.0).all()
+
+
+def test_a_completed_shield_is_ringed_by_the_body() -> None:
+    # a black bend or saltire cuts corners off the lit field: completed by the frame's shield when the
+    # body's rim rings it, not when a neighbour's lit field lies just outside it (a patch cut off its
+    # place, two neighbours' pieces with the rim between them taken for the black ordinary)
+    tiles = [Tile("black", "bend"), Tile("black", "saltire"), Tile("red", "fess"), Tile("blue", "pale")]
+    tiles += [Tile("yellow", "cross"), Tile("green", "chevron")]
+    patches = _patches(tiles)
+    field, template = field_colour(patches), shield_outline(HERKLE)
+    seen = view_shields(patches, field, outline=template)
+    assert seen.found.all() and (seen.ringed[:2] >= vision.shields.RING_DARK).all()
+    beside = patches.copy()
+    for i in (0, 1):
+        beside[i, :, :3] = beside[i, :, -3:] = beside[i, :3] = HERKLE_FIELD
+    seen = view_shields(beside, field, outline=template)
+    assert (seen.ringed[:2] < vision.shields.RING_DARK).all(), seen.ringed
+    assert not seen.found[:2].any() and seen.found[2:].all()
