@@ -96,20 +96,14 @@ def strength(image: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.add(hi, cv2.subtract(hi, lo)))
 
 
-def _isotropy(rows: np.ndarray, cols: np.ndarray, labels: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """Per label (n,), the smaller over the larger eigenvalue of its pixels' second moments (1 for a
-    disc or a square, near 0 for a line); ``rows`` and ``cols`` are its pixels', ``centres`` (n, 2) the
-    labels' centroids ``(row, col)``."""
-    n = len(centres)
-    count = np.maximum(np.bincount(labels, minlength=n), 1)
-
-    def mean(v: np.ndarray) -> np.ndarray:
-        return np.bincount(labels, v.astype(np.float64), minlength=n) / count
-
+def _isotropy(moments: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Per blob (n,), the smaller over the larger eigenvalue of its pixels' second moments (1 for a disc or
+    a square, near 0 for a line); ``moments`` (n, 3) are the means of its pixels' row², row·column and
+    column², ``centres`` (n, 2) its centroid ``(row, col)``."""
     mr, mc = centres[:, 0], centres[:, 1]
-    a = mean(rows * rows) - mr * mr
-    b = mean(rows * cols) - mr * mc
-    c = mean(cols * cols) - mc * mc
+    a = moments[:, 0] - mr * mr
+    b = moments[:, 1] - mr * mc
+    c = moments[:, 2] - mc * mc
     root = np.sqrt(((a - c) / 2) ** 2 + b * b)
     hi, lo = (a + c) / 2 + root, (a + c) / 2 - root
     return np.asarray(np.clip(lo, 0, None) / np.maximum(hi, 1e-9))
@@ -202,67 +196,138 @@ def _blobs_at(
         raw = np.asarray(cv2.bitwise_and(raw, within), np.uint8)
     # cut the one- or two-pixel bridges where a symbol's tip comes close to its tile's edge
     paint = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(paint, connectivity=4)
-    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
-    bw, bh = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    # OpenCV's labelling without its statistics (several times slower on a picture mostly painted, as a
+    # printed board is): those are summed over the runs of the labels along the rows
+    n, labelled = cv2.connectedComponents(paint, connectivity=4)
+    labels: np.ndarray = np.asarray(labelled)
+    runs = _Runs.of(labels)
+    area, top, bottom, left, right = runs.extents(n)
+    bw, bh = right - left + 1, bottom - top + 1
     extent = np.maximum(bw, bh).astype(np.float64)
     keep = (
         (area >= min_area) & (extent < huge) & (area >= 0.2 * bw * bh) & (np.minimum(bw, bh) >= 0.35 * extent)
     )
     keep[0] = False  # label 0 is the dark background
-    # the pixel statistics of the blobs that passed so far: the table or a printed board around the
-    # tiles can be most of the picture, and none of it needs looking at
-    if n <= 256:  # the blobs renumbered by a table lookup, much faster than a gather
+    # the blobs that passed so far, renumbered 1..k-1: the table or a printed board around the tiles can be
+    # most of the picture, and none of it needs looking at
+    narrow = labels.astype(np.uint8) if n <= 256 else None  # then by a table lookup, faster than a gather
+    if narrow is not None:
         ids = np.zeros(256, np.uint8)
-        ids[:n][keep] = np.arange(1, int(keep.sum()) + 1)
-        own = np.asarray(cv2.LUT(np.asarray(labels).astype(np.uint8), ids))
     else:
         ids = np.zeros(n, np.uint16 if n < 65536 else np.float32)  # cv2.dilate takes no 32-bit integers
-        ids[keep] = np.arange(1, int(keep.sum()) + 1)
-        own = np.asarray(np.take(ids, np.asarray(labels)), dtype=ids.dtype)
+    ids[:n][keep] = np.arange(1, int(keep.sum()) + 1)
     k = int(keep.sum()) + 1
-    rows, cols, inner = _pixels(own)
-    inner_ids = own.ravel()[inner].astype(np.int64)
-    flat_q = q.ravel()
-    inside = np.bincount(inner_ids, flat_q[inner], minlength=k)
-    # mean strength on a two-pixel rim around each blob
-    grown = cv2.dilate(own, np.ones((3, 3), np.uint8), iterations=2)
-    rim = np.flatnonzero(((grown > 0) & (paint == 0)).ravel())
-    rim_ids = grown.ravel()[rim].astype(np.int64)
-    rim_count = np.bincount(rim_ids, minlength=k)
-    rim_mean = np.bincount(rim_ids, flat_q[rim], minlength=k) / np.maximum(rim_count, 1)
-    inside_mean = inside / np.concatenate([[1.0], area[keep]])
-    good = (rim_count > 0) & (rim_mean < RIM_CONTRAST * inside_mean)
-    # the shape of the blobs ringed dark only (at the higher threshold most pieces of the table are not: on a
-    # real photo 8 of 147); OpenCV's centroids are the blobs' exact pixel sums over their areas, as the
-    # moments below
-    ringed = good[inner_ids]
-    if not ringed.all():
-        rows, cols, inner_ids = rows[ringed], cols[ringed], inner_ids[ringed]
-    centres = np.concatenate([[[0.0, 0.0]], centroids[keep][:, ::-1]])
-    good &= _isotropy(rows, cols, inner_ids, centres) >= ISOTROPY
+    mine = runs.take(keep[runs.label])
+    mine_ids = ids[mine.label].astype(np.int64)
+    # OpenCV's centroids: the blobs' exact pixel sums over their areas
+    sums = mine.sums(mine_ids, k)
+    count = np.concatenate([[1.0], area[keep]])
+    centres = sums[:, :2] / count[:, None]
+    inside: np.ndarray = np.zeros(k)
+    rim_count: np.ndarray = np.zeros(k, np.int64)
+    rim_mean: np.ndarray = np.zeros(k)
+    if k > 1:
+        # the rest is looked at in the box around those blobs and their two-pixel rims
+        box = mine.box(2, labels.shape)
+        inside = np.bincount(
+            mine_ids, mine.totals(cv2.integral(q[box]), (box[0].start, box[1].start)), minlength=k
+        )
+        # mean strength on a two-pixel rim around each blob
+        own = np.asarray(
+            cv2.LUT(narrow[box], ids) if narrow is not None else np.take(ids, labels[box]), ids.dtype
+        )
+        grown = cv2.dilate(own, np.ones((3, 3), np.uint8), iterations=2)
+        rim = (grown > 0) & (paint[box] == 0)
+        rim_ids = grown[rim].astype(np.int64)
+        rim_count = np.bincount(rim_ids, minlength=k)
+        rim_mean = np.bincount(rim_ids, q[box][rim], minlength=k) / np.maximum(rim_count, 1)
+    good = (rim_count > 0) & (rim_mean < RIM_CONTRAST * (inside / count))
+    good &= _isotropy(sums[:, 2:] / count[:, None], centres) >= ISOTROPY
     keep[keep] = good[1:]
-    blobs = Blobs(centroids[keep][:, ::-1].astype(np.float64), extent[keep], area[keep])
+    blobs = Blobs(centres[1:][good[1:]], extent[keep], area[keep].astype(np.float64))
     if within is not None:
         return blobs, None
     refused = ~keep & (area >= min_area)  # a blob standing apart later is no smaller than min_area
     refused[0] = False
-    if n <= 256:
+    if narrow is not None:
         table = np.zeros(256, np.uint8)
         table[:n] = refused
-        refused_mask = np.asarray(cv2.LUT(np.asarray(labels).astype(np.uint8), table))
+        refused_mask = np.asarray(cv2.LUT(narrow, table))
     else:
         refused_mask = refused.astype(np.uint8)[labels]
     return blobs, refused_mask
 
 
-def _pixels(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The nonzero pixels of a 2-D image (H, W) in raster order, as ``np.flatnonzero`` (found about twice
-    as fast): their rows, columns and flat indices, each (K,) int64."""
-    xy = cv2.findNonZero(image)
-    if xy is None:
-        empty = np.zeros(0, np.int64)
-        return empty, empty, empty
-    xy = xy.reshape(-1, 2).astype(np.int64)
-    rows, cols = xy[:, 1], xy[:, 0]
-    return rows, cols, rows * image.shape[1] + cols
+@dataclass(frozen=True)
+class _Runs:
+    """The runs of equal labels other than 0 (the background) along the rows of a label image: each run's
+    label, row and first and last column (K,) int64. Sums over a blob's pixels are sums over its runs (a
+    few thousand instead of hundreds of thousands of pixels)."""
+
+    label: np.ndarray
+    row: np.ndarray
+    first: np.ndarray
+    last: np.ndarray
+
+    @staticmethod
+    def of(labels: np.ndarray) -> _Runs:
+        """The runs of a label image (H, W) int."""
+        h, w = labels.shape
+        flat = labels.ravel()
+        change = np.empty(h * w, bool)
+        np.not_equal(flat[1:], flat[:-1], out=change[1:])
+        change[::w] = True  # every row starts a run
+        starts = np.flatnonzero(change)
+        length = np.diff(starts, append=h * w)
+        label = flat[starts]
+        painted = label != 0  # the background's runs (label 0) are left out
+        starts, length = starts[painted], length[painted]
+        row = starts // w
+        first = starts - row * w
+        return _Runs(label[painted].astype(np.int64), row, first, first + length - 1)
+
+    def take(self, keep: np.ndarray) -> _Runs:
+        """The runs of ``keep`` (a mask or indices) only."""
+        return _Runs(self.label[keep], self.row[keep], self.first[keep], self.last[keep])
+
+    def extents(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per label 0..n-1: its pixel count, first row, last row, first column and last column, each
+        (n,) int64 (OpenCV's component statistics; label 0's, the background's, are not found)."""
+        area = np.bincount(self.label, self.last - self.first + 1, minlength=n).astype(np.int64)
+        top, bottom = np.full(n, self.row.max(initial=0)), np.zeros(n, np.int64)
+        left, right = np.full(n, self.last.max(initial=0)), np.zeros(n, np.int64)
+        np.minimum.at(top, self.label, self.row)
+        np.maximum.at(bottom, self.label, self.row)
+        np.minimum.at(left, self.label, self.first)
+        np.maximum.at(right, self.label, self.last)
+        return area, top, bottom, left, right
+
+    def sums(self, ids: np.ndarray, n: int) -> np.ndarray:
+        """Per id 0..n-1 of the runs' ``ids`` (K,), the sums (n, 5) float64 of its pixels' row, column,
+        row², row·column and column² (whole numbers: exact, whatever the order they are added in)."""
+        r, a, b = self.row, self.first, self.last
+        length = b - a + 1
+        col_sum = (a + b) * length // 2
+        col_sq = (b * (b + 1) * (2 * b + 1) - (a - 1) * a * (2 * a - 1)) // 6
+        terms = (r * length, col_sum, r * r * length, r * col_sum, col_sq)
+        return np.stack([np.bincount(ids, t, minlength=n) for t in terms], axis=1)
+
+    def box(self, margin: int, shape: tuple[int, int]) -> tuple[slice, slice]:
+        """The rows and columns of the runs, ``margin`` more each way, within an image of ``shape``."""
+        if len(self.row) == 0:
+            return slice(0, 0), slice(0, 0)
+        h, w = shape
+        rows = slice(max(int(self.row.min()) - margin, 0), min(int(self.row.max()) + margin + 1, h))
+        return rows, slice(max(int(self.first.min()) - margin, 0), min(int(self.last.max()) + margin + 1, w))
+
+    def totals(self, integral: np.ndarray, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+        """Each run's sum (K,) float64 of the image whose :func:`cv2.integral` (H+1, W+1) is given, that
+        image's pixel (0, 0) being the runs' ``origin`` (row, col)."""
+        flat, step = integral.ravel(), integral.shape[1]
+        above = (self.row - origin[0]) * step
+        below = above + step
+        first = self.first - origin[1]
+        after = self.last + 1 - origin[1]
+        to_end = flat[below + after] - flat[above + after]
+        before = flat[below + first] - flat[above + first]
+        return np.asarray(to_end - before, np.float64)

@@ -144,18 +144,17 @@ _SQUARE5 = np.ones((5, 5), np.uint8)
 class Presence:
     """The cheap part of the measurements, enough to tell a tile from an empty cell (N patches).
 
-    ``rim`` is the dark fraction of a two-pixel ring around the paint (a painted symbol is ringed by
-    the black body; a mark printed on a board or a pattern on a cloth is not). ``reach`` is the painted
-    fraction of the band just inside the cell's edge: a symbol leaves most of it black, the table seen
-    through an empty cell between tiles fills it. ``level`` is each patch's
-    paint strength rescaled so that the body is 0 and the paint 1,
+    ``level`` is each patch's paint strength rescaled so that the body is 0 and the paint 1,
     ``radius`` the chessboard distance of each pixel from the patch centre (0..0.5, shape (S, S)).
+    ``frame``, ``rim`` and ``reach`` are found from ``level`` when first asked for (a coarse look at
+    the cells next to the tiles reads only ``contrast`` and ``offset``): ``frame`` is how dark the
+    patch's outer frame is on its three darkest sides, ``rim`` the dark fraction of a two-pixel ring
+    around the paint (a painted symbol is ringed by the black body; a mark printed on a board or a
+    pattern on a cloth is not), ``reach`` the painted fraction of the band just inside the cell's edge
+    (a symbol leaves most of it black, the table seen through an empty cell between tiles fills it).
     """
 
     contrast: np.ndarray
-    frame: np.ndarray
-    rim: np.ndarray
-    reach: np.ndarray
     coverage: np.ndarray
     offset: np.ndarray
     level: np.ndarray
@@ -163,15 +162,35 @@ class Presence:
 
     def take(self, keep: np.ndarray) -> Presence:
         return Presence(
-            self.contrast[keep],
-            self.frame[keep],
-            self.rim[keep],
-            self.reach[keep],
-            self.coverage[keep],
-            self.offset[keep],
-            self.level[keep],
-            self.radius,
+            self.contrast[keep], self.coverage[keep], self.offset[keep], self.level[keep], self.radius
         )
+
+    @functools.cached_property
+    def frame(self) -> np.ndarray:
+        """How dark each patch's frame is on its three darkest sides (N,)."""
+        return _frame_darkness(*_line_counts(self._dark))
+
+    @functools.cached_property
+    def rim(self) -> np.ndarray:
+        """The dark fraction (N,) of a two-pixel ring around each patch's paint."""
+        n, s = self.level.shape[:2]
+        grown = cv2.dilate(self._paint.view(np.uint8).reshape(n * s, s), _SQUARE5).reshape(n, s, s)
+        edge = (grown > 0) & ~self._paint & _grid(s).edge
+        return np.asarray(_count(edge & self._dark) / np.maximum(_count(edge), 1))
+
+    @functools.cached_property
+    def reach(self) -> np.ndarray:
+        """The painted fraction (N,) of the band just inside each cell's edge."""
+        g = _grid(self.level.shape[1])
+        return np.asarray(_count(self._paint & g.band) / max(g.band_size, 1))
+
+    @functools.cached_property
+    def _paint(self) -> np.ndarray:
+        return np.asarray((self.level > 0.5) & _grid(self.level.shape[1]).inside)
+
+    @functools.cached_property
+    def _dark(self) -> np.ndarray:
+        return np.asarray(self.level < 0.35)
 
     def found(self, min_contrast: float, *, framed: bool = True) -> np.ndarray:
         """Patches that look like a tile centred in its cell: contrasted paint of a symbol's size in the
@@ -218,14 +237,7 @@ def presence(patches: np.ndarray) -> Presence:
     area = np.maximum(count, 1)
     # the centroid from the painted pixels per row and per column (sums of multiples of 1/(2s): exact)
     offset = np.stack([per_row @ g.u / area, per_col @ g.u / area], axis=1)
-    dark = level < 0.35
-    frame = _frame_darkness(*_line_counts(dark))
-    grown = cv2.dilate(mask.view(np.uint8).reshape(n * s, s), _SQUARE5).reshape(n, s, s)
-    edge = (grown > 0) & ~mask & g.edge
-    rim = (edge & dark).sum(axis=(1, 2)) / np.maximum(edge.sum(axis=(1, 2)), 1)
-    reach = (mask & g.band).sum(axis=(1, 2)) / max(g.band_size, 1)
-    radius = g.radius
-    return Presence(contrast, frame, rim, reach, coverage, offset, level, radius)
+    return Presence(contrast, coverage, offset, level, g.radius)
 
 
 def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
@@ -250,8 +262,7 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
     paint, body = _masked_means(patches, solid, ring)
     silhouette = _centred(np.clip(level, 0, 1) * g.inside, p.offset)
     sharpness = _sharpness(level)
-    lo = np.minimum(np.minimum(patches[..., 0], patches[..., 1]), patches[..., 2])
-    glare = ((lo > 235) & g.ring).mean(axis=(1, 2)) / max(float(g.ring.mean()), 1e-6)
+    glare = _count((_darkest(patches) > 235) & g.ring) / g.ring.size / max(float(g.ring.mean()), 1e-6)
     return Measurements(
         paint,
         body,
@@ -459,6 +470,25 @@ def _line_counts(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (m @ ones).astype(np.int64), (ones @ m).astype(np.int64)
 
 
+def _count(mask: np.ndarray) -> np.ndarray:
+    """How many pixels of each patch's mask (N, S, S) bool are set: (N,) int32 (whole numbers, as the
+    mask's sum would give, counted by OpenCV in one pass)."""
+    n = len(mask)
+    if n == 0:
+        return np.zeros(0, np.int32)
+    flat = np.ascontiguousarray(mask).view(np.uint8).reshape(n, -1)
+    return np.asarray(cv2.reduce(flat, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S)).reshape(n)
+
+
+def _darkest(patches: np.ndarray) -> np.ndarray:
+    """The darkest channel of each pixel of BGR patches (N, S, S, 3) uint8: (N, S, S) uint8."""
+    n, s = patches.shape[:2]
+    if n == 0:
+        return np.zeros((0, s, s), np.uint8)
+    b, g, r = cv2.split(patches.reshape(n * s, s, 3))
+    return np.asarray(cv2.min(cv2.min(b, g), r)).reshape(n, s, s)
+
+
 def _frame_darkness(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """How dark the frame is on its three darkest sides (the fraction of the third darkest side): a tall
     tile seen at an angle may show the table past one edge of its top face, never past three. ``rows``
@@ -498,4 +528,4 @@ def _sharpness(level: np.ndarray) -> np.ndarray:
     np.maximum(g, np.abs(level[:, 1:, :-1] - top), out=g)
     edge = g > 0.1
     np.multiply(g, edge, out=g)
-    return np.asarray(g.sum(axis=(1, 2)) / np.maximum(edge.sum(axis=(1, 2)), 1))
+    return np.asarray(g.sum(axis=(1, 2)) / np.maximum(_count(edge), 1))

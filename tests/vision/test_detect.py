@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import Blobs, find_blobs, strength
+from vision.detect import Blobs, _Runs, find_blobs, lit_mask, strength
+from vision.render import random_scene, render
 
 
 def _table(*shapes: tuple[str, tuple[int, int], tuple[int, int]]) -> np.ndarray:
@@ -80,3 +81,29 @@ def test_a_symbol_found_at_the_lower_threshold_is_not_also_apart() -> None:
     blobs = find_blobs(strength(image))
     assert len(blobs) == 3 and len(blobs.apart) == 0
     assert len(blobs.take(np.array([True, False, True])).scaled(2.0)) == 2
+
+
+def test_run_sums_are_opencvs_component_statistics() -> None:
+    # the paint of a rendered table labelled as the detector labels it: the statistics summed over the
+    # runs are OpenCV's own, to the last bit, and the second moments are the pixels' own sums
+    scene = random_scene(seed=5, variant="classic", size=(240, 320), tiles=12, px_per_tile=40.0)
+    q = strength(render(scene).image)
+    paint = lit_mask(q)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(paint, connectivity=4)
+    area, top, bottom, left, right = _Runs.of(labels).extents(n)
+    assert n > 10
+    # every label but the background's, 0
+    assert np.array_equal(area[1:], stats[1:, cv2.CC_STAT_AREA])
+    box = np.stack([left, top, right - left + 1, bottom - top + 1], axis=1)
+    assert np.array_equal(box[1:], stats[1:, :4])
+    runs = _Runs.of(labels)
+    sums = runs.sums(runs.label, n)
+    assert np.array_equal(sums[1:, [1, 0]] / area[1:, None], centroids[1:])
+    rows, cols = np.nonzero(np.ones_like(labels, bool))
+    ids = labels.ravel()
+    for k, v in enumerate((rows * rows, rows * cols, cols * cols), start=2):
+        assert np.array_equal(sums[1:, k], np.bincount(ids, v.astype(np.float64), minlength=n)[1:])
+    assert np.array_equal(
+        np.bincount(runs.label, runs.totals(cv2.integral(q)), minlength=n)[1:],
+        np.bincount(ids, q.ravel().astype(np.float64), minlength=n)[1:],
+    )

@@ -7,7 +7,18 @@ import pytest
 
 from table import Tile, tileset
 from vision.classify import ASYMMETRY_SPREAD, shape_distance
-from vision.features import CHUNK, RAYS, asymmetry, measure, outline, presence, radial, symbol_centre
+from vision.features import (
+    CHUNK,
+    RAYS,
+    _count,
+    _darkest,
+    asymmetry,
+    measure,
+    outline,
+    presence,
+    radial,
+    symbol_centre,
+)
 from vision.patches import PATCH
 from vision.prototypes import default_prototypes
 from vision.render_tiles import BODY, paint_face
@@ -114,3 +125,26 @@ def test_whole_symbols_are_fourfold_and_a_side_face_is_not() -> None:
     u = np.arange(PATCH) - (PATCH - 1) / 2
     squashed = _level_of((u[:, None] / 4) ** 2 + (u[None, :] / 11) ** 2 < 1)  # a circle seen edge-on
     assert asymmetry(radial(squashed, np.zeros((1, 2))))[0] > 5 * ASYMMETRY_SPREAD
+
+
+def test_counts_and_darkest_channels_are_numpys() -> None:
+    rng = np.random.default_rng(4)
+    colours = tileset("classic").colours
+    patches = np.stack([_patch(Tile(c, "starburst"), "classic", seed=i) for i, c in enumerate(colours)])
+    patches[2, 3:9, 4:20] = 250  # a glint
+    darkest = _darkest(patches)
+    assert np.array_equal(darkest, patches.min(axis=3))
+    mask = (darkest > 60) | (rng.random(darkest.shape) < 0.1)
+    assert np.array_equal(_count(mask), mask.sum(axis=(1, 2)))
+    assert len(_count(mask[:0])) == 0 and _darkest(patches[:0]).shape == (0, PATCH, PATCH)
+
+
+def test_the_frame_rim_and_reach_of_a_patch_do_not_depend_on_the_others() -> None:
+    # found from each patch's own level when first asked for: alike before and after a take
+    tiles = [_patch(Tile("red", "circle"), "classic"), _patch(Tile("blue", "clover"), "classic")]
+    patches = np.stack([tiles[0], np.full((PATCH, PATCH, 3), 120, np.uint8), tiles[1]])
+    p = presence(patches)
+    later = p.take(np.array([0, 2]))
+    assert p.found(0.7).tolist() == [True, False, True]
+    for name in ("frame", "rim", "reach"):
+        assert np.array_equal(getattr(later, name), getattr(p, name)[[0, 2]])
