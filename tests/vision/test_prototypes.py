@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from table import tileset
+from table import Tile, tileset
 from table.codec import board_from_json
 from vision import Prototypes, default_prototypes, learn_prototypes, measure_tiles
-from vision.features import outline
+from vision.features import Measurements, outline
 from vision.render import random_scene, render
 
 
@@ -68,13 +68,20 @@ def test_malformed_json_names_the_file() -> None:
         Prototypes.from_json({"tileset": "classic", "colours": {"red": [1, 2]}, "shapes": {}}, where="p.json")
 
 
+def _learned_from_a_photo(
+    variant: str, *, seed: int, light: str
+) -> tuple[Measurements, list[Tile], Prototypes]:
+    """A rendered photo of 30 tiles seen square-on: their measurements, the tiles, what is learned."""
+    scene = random_scene(
+        seed=seed, variant=variant, size=(600, 800), tiles=30, hand=0.0, light=light, tilt=0.0
+    )
+    measured, known, _ = measure_tiles(render(scene).image, scene.board, tileset=tileset(variant))
+    return measured, known, learn_prototypes([(measured, known)], tileset=tileset(variant))
+
+
 def test_learning_moves_the_prototypes_to_the_light() -> None:
     tiles = tileset("classic")
-    scene = random_scene(
-        seed=5, variant="classic", size=(600, 800), tiles=30, hand=0.0, light="warm", tilt=0.0
-    )
-    measured, known, _ = measure_tiles(render(scene).image, scene.board, tileset=tiles)
-    learned = learn_prototypes([(measured, known)], tileset=tiles)
+    measured, known, learned = _learned_from_a_photo("classic", seed=5, light="warm")
     base = default_prototypes(tiles)
     seen = {t.colour for t in known}
     assert any(not np.allclose(learned.colours[c], base.colours[c]) for c in seen)
@@ -136,11 +143,7 @@ def test_colour_blind_marks_are_learned_as_the_photo_shows_them() -> None:
     from vision.prototypes import MIN_MARK_TILES, mark_descriptor
 
     tiles = tileset("colour-blind")
-    scene = random_scene(
-        seed=4, variant="colour-blind", size=(600, 800), tiles=30, hand=0.0, light="neutral", tilt=0.0
-    )
-    measured, known, _ = measure_tiles(render(scene).image, scene.board, tileset=tiles)
-    learned = learn_prototypes([(measured, known)], tileset=tiles)
+    measured, known, learned = _learned_from_a_photo("colour-blind", seed=4, light="neutral")
     base = default_prototypes(tiles)
     desc, seen = mark_descriptor(measured.hole)
     taught = 0
