@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.geometry import apply_homography, fit_homography, local_axes, median, similarity, spread
-from vision.shifts import OFF_GRID, fits_elsewhere, lands_on, near_shift, rigid_shift
+from vision.shifts import OFF_GRID, checked_shift, lands_on, near_shift, rigid_shift
 
 #: Without neighbours to measure, a tile is this many times its symbol's extent (classic symbols span
 #: 0.55..0.9 of the face).
@@ -439,6 +439,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         frac = _predict(pts, cells, placed, group[sub_placed], pitch, maps) - mine
         # across a wide gap (a hand between two parts of the layout) the map is extrapolated far: the
         # group must fit one rigid grid with the placed points, and at one shift only
+        predicted = None  # a near group's shift as the placed points' map predicts it
         if far:
             agree = np.ones(len(frac), bool)
             offset = rigid_shift(pts[done], cells[done], pts[group[sub_placed]], mine, frac)
@@ -449,14 +450,19 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
             # disagree, the group's own tree went astray (a seam, a tile pushed askew)
             agree = np.abs(frac - frac[int(np.searchsorted(np.flatnonzero(sub_placed), start))]).max(axis=1)
             agree = agree <= OFF_GRID
-            offset = near_shift(frac[agree], mine[agree], taken)
-            # the map extrapolated from the placed points chose the shift; the group's own spacing must
-            # not say it lies elsewhere
-            if offset is not None and fits_elsewhere(
-                pts[done], cells[done], pts[group[sub_placed]][agree], mine[agree], offset, taken
-            ):
-                offset = None
+            predicted = near_shift(frac[agree], mine[agree], taken)
+            # the map extrapolated from the placed points chose the shift; the group's own spacing and
+            # the placed points around it must not say it lies elsewhere
+            offset = None
+            if predicted is not None:
+                offset = checked_shift(
+                    pts[done], cells[done], pts[group[sub_placed]][agree], mine[agree], predicted, taken
+                )
         misfit = np.abs(frac - offset).max(axis=1) if offset is not None else np.full(len(frac), np.inf)
+        if offset is not None and predicted is not None and (offset != predicted).any():
+            # the grid through the group and the placed points around it chose another shift than the
+            # map: it put every point it was fitted to within RIGID_OTHER of its cell
+            misfit[agree] = 0.0
         misfit[~agree] = np.inf
         fitting = np.nonzero(sub_placed)[0][misfit <= JOIN_MISFIT]
         if offset is not None and len(fitting):

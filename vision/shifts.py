@@ -2,7 +2,8 @@
 :func:`vision.lattice.fit_lattice`'s groups, and the checks that keep a shift from being a guess.
 
 A group next to the placed points takes the shift the placed points' map predicts (:func:`near_shift`)
-unless a shift next to it fits the group and the placed points around it as well (:func:`fits_elsewhere`);
+or the one shift next to it that alone fits the group and the placed points around it, and none where
+two fit about as well (:func:`checked_shift`);
 a group far away (beyond a hand) joins only at a shift by which it and the placed points clearly lie on
 one grid (:func:`rigid_shift`). Points are ``(row, col)`` pixels, cells ``(row, col)`` integers.
 """
@@ -20,11 +21,11 @@ AMBIGUOUS = 0.4
 #: A far group's largest misfit (cells) of any point to the grid fitted through it and the placed points,
 #: for the best shift and for the next best (which may instead misfit twice as much as the best and more than
 #: RIGID_FIT). A near group is refused where another shift fits better than its own, with no point
-#: RIGID_OTHER off.
+#: RIGID_OTHER off, unless that one alone fits (:func:`checked_shift`).
 RIGID_FIT = 0.2
 RIGID_OTHER = 0.3
 FAR_OFF_GRID = 0.15
-#: How many placed points nearest to a near group check its shift (:func:`fits_elsewhere`).
+#: How many placed points nearest to a near group check its shift (:func:`checked_shift`).
 NEAREST = 20
 
 
@@ -88,27 +89,71 @@ def rigid_shift(
     return np.asarray(middle, np.int64) if np.abs(off).max() <= FAR_OFF_GRID else None
 
 
-def fits_elsewhere(  # noqa: PLR0917 (the join's state, passed along as it is)
+def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
     pts: np.ndarray,
     cells: np.ndarray,
     group_pts: np.ndarray,
     group_cells: np.ndarray,
     offset: np.ndarray,
     taken: set[tuple[int, int]],
-) -> bool:
-    """Whether a near group fits one grid with the NEAREST placed points around it better at a shift next
-    to ``offset`` than at ``offset``, and well enough there to be a candidate (no point RIGID_OTHER off its
-    cell): the map extrapolated from the placed points (under a steep camera, from a small part of the
-    layout) may put the group a cell off, and where two shifts fit about as well the group's place is a
+) -> np.ndarray | None:
+    """The shift at which a near group joins, checked by fitting one grid through it and the NEAREST
+    placed points around it at ``offset`` (the shift the placed points' map predicts) and at the eight
+    shifts next to it: ``offset`` unless another fits better and well enough to be a candidate (no point
+    RIGID_OTHER off its cell); then that one where it is the only candidate, both among the shifts around
+    ``offset`` and among those around itself, and ``offset`` leaves a point twice as far off as it does (as
+    :func:`rigid_shift` tells a clear fit), under the homography and under an affine map alike; else None.
+
+    The map extrapolated from the placed points (under a steep camera, from a small part of the layout;
+    drifting rows seen through a few tiles) may put the group a cell off: where one shift alone fits, the
+    group and the placed points around it say where it lies; where two fit about as well, its place is a
     guess. Shifts that land on taken cells are not considered."""
     gap = np.linalg.norm(pts[:, None] - group_pts[None], axis=2).min(axis=1)
-    local = np.argsort(gap)[:NEAREST]
+    nearest = np.argsort(gap)[:NEAREST]
+    local = (pts[nearest], cells[nearest], group_pts, group_cells)
+    fitting, mine, best = _candidates(*local, offset, taken)
+    if best >= min(mine, RIGID_OTHER):
+        return np.asarray(offset, np.int64)
+    if len(fitting) != 1 or mine < 2 * best:
+        return None
+    shift = np.asarray(offset + np.array(fitting[0]), np.int64)
+    if _candidates(*local, shift, taken)[0] != [(0, 0)]:
+        return None
+    # a homography may bend its perspective to take a few points a cell off; over the small area of the
+    # group and its neighbours an affine map must tell the two shifts apart as clearly
+    return shift if _affine_misfit(*local, offset) >= 2 * _affine_misfit(*local, shift) else None
+
+
+def _candidates(  # noqa: PLR0917 (the join's state, passed along as it is)
+    pts: np.ndarray,
+    cells: np.ndarray,
+    group_pts: np.ndarray,
+    group_cells: np.ndarray,
+    offset: np.ndarray,
+    taken: set[tuple[int, int]],
+) -> tuple[list[tuple[int, int]], float, float]:
+    """Of ``offset`` and the eight shifts next to it that land on no taken cell, the steps from ``offset``
+    that fit the group and the placed points ``pts`` (no point RIGID_OTHER off its cell), the misfit at
+    ``offset`` (inf where it lands on a taken cell) and the least misfit."""
     moved = (np.asarray(group_cells, np.int64) + offset).tolist()
     steps = [(dr, dc) for dr, dc in _STEPS if not any((r + dr, c + dc) in taken for r, c in moved)]
     options = [offset + np.array(step) for step in steps]
-    misfits = _local_misfits(pts[local], cells[local], group_pts, group_cells, options)
+    misfits = _local_misfits(pts, cells, group_pts, group_cells, options)
     mine = misfits[steps.index((0, 0))] if (0, 0) in steps else np.inf
-    return any(m < mine and m < RIGID_OTHER for m in misfits)
+    fitting = [step for step, m in zip(steps, misfits, strict=True) if m < RIGID_OTHER]
+    return fitting, mine, min(misfits, default=np.inf)
+
+
+def _affine_misfit(
+    pts: np.ndarray, cells: np.ndarray, group_pts: np.ndarray, group_cells: np.ndarray, shift: np.ndarray
+) -> float:
+    """The largest distance (cells) of any point from its cell under the affine map (least squares)
+    fitted through the placed points and the group shifted by ``shift``."""
+    src = np.concatenate([pts, group_pts]).astype(np.float64)
+    dst = np.concatenate([cells, group_cells + shift]).astype(np.float64)
+    design = np.column_stack([src - src.mean(axis=0), np.ones(len(src))])
+    m = np.linalg.lstsq(design, dst, rcond=None)[0]
+    return float(np.abs(design @ m - dst).max())
 
 
 def _misfits(

@@ -5,41 +5,62 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from vision.geometry import apply_homography
-from vision.shifts import fits_elsewhere, near_shift
+from vision.shifts import checked_shift, near_shift
 
 
-def _points(cells: list[tuple[int, int]], *, angle: float, pitch: float, skew: float = 0.0) -> np.ndarray:
+def _points(cells: list[tuple[float, float]], *, angle: float, pitch: float, skew: float = 0.0) -> np.ndarray:
     """Image points of ``cells`` on a grid turned by ``angle`` degrees, seen with a little perspective."""
     c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
     h = np.array([[pitch * c, pitch * s, 400.0], [-pitch * s, pitch * c, 500.0], [skew, 0.0, 1.0]])
     return apply_homography(h, np.array(cells, np.float64))
 
 
-def test_a_shift_the_groups_own_spacing_contradicts_is_refused() -> None:
-    # the group fits the placed points' grid cleanly one column from where it is offered
-    block = [(r, c) for r in range(4) for c in range(4)]
-    group = [(r, c) for r in range(2) for c in range(5, 8)]
+_Args = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _block_and_group(offset: float) -> tuple[_Args, set[tuple[int, int]]]:
+    """A placed 4×4 block and a 2×3 group whose first column lies ``offset`` columns from the block's
+    first (seen turned and in perspective): the check's arguments but the offered shift, and the cells
+    taken."""
+    block: list[tuple[float, float]] = [(r, c) for r in range(4) for c in range(4)]
+    group: list[tuple[float, float]] = [(r, c + offset) for r in range(2) for c in range(3)]
     pts = _points(block + group, angle=6.0, pitch=40.0, skew=0.0005)
-    cells = np.array(block)
-    own = np.array(group) - (0, 5)
-    taken = {(r, c) for r, c in block}
-    args = (pts[: len(block)], cells, pts[len(block) :], own)
-    assert not fits_elsewhere(*args, np.array([0, 5]), taken)
-    assert fits_elsewhere(*args, np.array([0, 6]), taken)
+    own = np.array([(r, c) for r in range(2) for c in range(3)])
+    return (pts[: len(block)], np.array(block), pts[len(block) :], own), {(int(r), int(c)) for r, c in block}
+
+
+def _listed(shift: np.ndarray | None) -> list[int] | None:
+    return None if shift is None else [int(v) for v in shift]
+
+
+def test_a_shift_the_groups_own_spacing_contradicts_gives_way_to_the_one_that_fits() -> None:
+    # the group fits the placed points' grid cleanly at column 5, one column from the map's guess
+    args, taken = _block_and_group(5.0)
+    assert _listed(checked_shift(*args, np.array([0, 5]), taken)) == [0, 5]
+    assert _listed(checked_shift(*args, np.array([0, 6]), taken)) == [0, 5]
+
+
+@pytest.mark.parametrize("offset", [5.3, 5.5])
+def test_a_group_two_shifts_fit_about_equally_is_left_out(offset: float) -> None:
+    args, taken = _block_and_group(offset)
+    assert checked_shift(*args, np.array([0, 6]), taken) is None
+    # offered two columns off, the nearest shift that fits (6) is not the only one around itself
+    assert checked_shift(*args, np.array([0, 7]), taken) is None
 
 
 def test_a_group_near_a_whole_shift_takes_it() -> None:
     frac = np.array([[0.1, 3.05], [-0.05, 2.9], [0.0, 3.1]])
     own = np.array([[0, 0], [0, 1], [1, 0]])
-    assert near_shift(frac, own, {(0, 0), (0, 1), (0, 2)}).tolist() == [0, 3]
+    assert _listed(near_shift(frac, own, {(0, 0), (0, 1), (0, 2)})) == [0, 3]
 
 
 def test_a_group_half_a_cell_off_joins_on_the_side_it_touches_or_not_at_all() -> None:
     own = np.array([[0, 0], [1, 0]])
     frac = np.array([[0.0, 2.5], [0.0, 2.5]])  # between columns 2 and 3
     touching_left = {(0, 1), (1, 1)}  # tiles in column 1: column 2 touches them, column 3 does not
-    assert near_shift(frac, own, touching_left).tolist() == [0, 2]
+    assert _listed(near_shift(frac, own, touching_left)) == [0, 2]
     apart = {(5, 9)}  # nothing on either side: halfway is a guess
     assert near_shift(frac, own, apart) is None
