@@ -45,6 +45,7 @@ from calibration.geometry import geometry_from_reading, undistort
 from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
 from vision.features import Measurements
+from vision.occupied import MIN_CONTRAST
 from vision.prototypes import Prototypes, default_prototypes, learn_prototypes
 from vision.reader import locate, measure_tiles, read_table
 from vision.reading import Reading
@@ -364,15 +365,20 @@ def _balanced(
     amplifies several times brings up that channel's noise, and the reader already balances colours on the
     tiles' black bodies; so the weakest correction under which the reader finds every known tile is kept:
     none, then the 1/2, 3/4 and full power of the grey-edge gains (else the one that finds the most).
+    A tile counts where its paint stands out from its body as a tile's does (:data:`vision.occupied.
+    MIN_CONTRAST`): the reader also takes fainter symbols (:data:`vision.occupied.FAINT`), but a correction
+    that leaves a known tile that faint leaves the next frames' tiles too faint for the detector.
     """
     gains = estimate_balance(image)
     best: tuple[np.ndarray, np.ndarray, Measurements, list[Tile]] | None = None
+    most = -1
     for candidate in (np.ones(3), gains**0.5, gains**0.75, gains):
         seen = apply_balance(image, candidate)
         measured, tiles = _measure(seen, known, tileset)
-        if best is None or len(tiles) > len(best[3]):
-            best = (candidate, seen, measured, tiles)
-        if len(tiles) == len(known):
+        clear = int((measured.contrast > MIN_CONTRAST).sum())
+        if clear > most:
+            best, most = (candidate, seen, measured, tiles), clear
+        if clear == len(known):
             break
     assert best is not None
     return (*best, gains)

@@ -291,3 +291,28 @@ def test_herkle_shape_margins_are_the_readers() -> None:
         assert mine, shape
         all_right = all(named.shapes[i] == shape for i in mine)
         assert all_right and margins[shape] > 0, (shape, margins[shape], all_right)
+
+
+def test_the_balance_kept_is_the_weakest_under_which_every_known_tile_stands_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # under none and the half power of the cast's gains every known tile is found, but one only by paint
+    # as faint as vision.occupied.FAINT lets through; the 3/4 power, under which all stand out, is kept
+    from vision.features import Measurements
+    from vision.occupied import FAINT, MIN_CONTRAST
+
+    known = arrangement(CLASSIC)
+    gains = np.array([2.0, 1.0, 0.5])
+
+    def measure(image: np.ndarray, board: Board, _: object) -> tuple[Measurements, list[object]]:
+        contrast = np.full(len(board), MIN_CONTRAST + 0.1)
+        if image[0, 0, 0] < 156:  # the grey frame's blue: 128 uncorrected, 150 at half power, 162 at 3/4
+            contrast[0] = (FAINT + MIN_CONTRAST) / 2
+        fields = dataclasses.fields(Measurements)
+        columns = {f.name: np.zeros(len(board)) for f in fields}
+        return Measurements(**{**columns, "contrast": contrast}), list(board.values())
+
+    monkeypatch.setattr(appearance, "estimate_balance", lambda _: gains)
+    monkeypatch.setattr(appearance, "_measure", measure)
+    balance, *_ = appearance._balanced(np.full((8, 8, 3), 128, np.uint8), known, CLASSIC)
+    assert np.allclose(balance, gains**0.75)
