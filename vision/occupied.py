@@ -210,9 +210,8 @@ def _held(lattice: Lattice, cells: np.ndarray, centres: np.ndarray) -> bool:
     if len(cells) < 3:
         return False
     where = cells.astype(np.float64)
-    axes = local_axes(lattice.homography, where)
-    steps = np.linalg.solve(axes.transpose(0, 2, 1), (centres - lattice.point(where))[..., None])[..., 0]
-    return bool(np.quantile(np.abs(steps).max(axis=1), 0.9) < STEADY)
+    off = _off(centres, lattice.point(where), local_axes(lattice.homography, where))
+    return bool(np.quantile(off, 0.9) < STEADY)
 
 
 def probed(located: Located, tried: np.ndarray) -> Located:
@@ -471,8 +470,13 @@ def _neighbours(
 
 def _near(points: np.ndarray, targets: np.ndarray, axes: np.ndarray, cells: float) -> np.ndarray:
     """Whether each point (N, 2) lies within ``cells`` cells of its target along both of its axes."""
+    return np.asarray(_off(points, targets, axes) < cells)
+
+
+def _off(points: np.ndarray, targets: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Cells from each point (N, 2) to its target (N, 2), along the farther of its axes (N, 2, 2)."""
     steps = np.linalg.solve(axes.transpose(0, 2, 1), (points - targets)[..., None])[..., 0]
-    return np.asarray(np.abs(steps).max(axis=1) < cells)
+    return np.asarray(np.abs(steps).max(axis=1))
 
 
 def _with(p: Presence, rows: np.ndarray, new: Presence) -> Presence:
