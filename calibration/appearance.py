@@ -46,10 +46,10 @@ from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
 from vision.features import Measurements
 from vision.occupied import MIN_CONTRAST
+from vision.pi_camera import CameraSettings
 from vision.prototypes import Prototypes, default_prototypes, learn_prototypes
 from vision.reader import locate, measure_tiles, read_table
 from vision.reading import Reading
-from vision.sources import CameraSettings
 
 #: Fewer known tiles found than this: too few to learn from.
 MIN_TILES = 6

@@ -1,8 +1,8 @@
 """The camera's locked settings in a calibration file, and how a frame source's settings become them.
 
-On a Raspberry Pi the camera source (:class:`vision.sources.Picamera2Source`) lets automatic exposure and
+On a Raspberry Pi the camera source (:class:`vision.pi_camera.Picamera2Source`) lets automatic exposure and
 white balance settle, then locks exposure time, analogue gain and colour gains (and a Camera Module 3's
-lens position); its :attr:`~vision.sources.Picamera2Source.settings` hold what it locked. Calibration
+lens position); its :attr:`~vision.pi_camera.Picamera2Source.settings` hold what it locked. Calibration
 stores them (:func:`camera_lock`), so that the next start can set the same values instead of settling
 again and frames stay comparable with the ones the colours were learned on.
 """
@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from vision.sources import CameraSettings
+from vision.pi_camera import CameraSettings
 
 KEYS = ("exposure_us", "analogue_gain", "colour_gains", "lens_position", "settled")
 
 
 def camera_lock(source: object) -> CameraSettings | None:
-    """The settings a frame source locked (a :class:`~vision.sources.Picamera2Source` after opening), or
+    """The settings a frame source locked (a :class:`~vision.pi_camera.Picamera2Source` after opening), or
     None for sources that lock nothing (webcams, folders of photos, the demo)."""
     settings = getattr(source, "settings", None)
     return settings if isinstance(settings, CameraSettings) else None

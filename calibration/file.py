@@ -35,8 +35,8 @@ import numpy as np
 from calibration.camera import camera_from_json, camera_to_json
 from calibration.geometry import Geometry, Lens, Plane
 from table.errors import QwirkleError
+from vision.pi_camera import CameraSettings
 from vision.prototypes import Prototypes
-from vision.sources import CameraSettings
 
 SCHEMA = 1
 KEYS = (

@@ -85,7 +85,8 @@ def check_camera(
 ) -> tuple[Finding, Capture | None]:
     """Open the source ``spec`` and take one frame."""
     from vision.frames import SourceError
-    from vision.sources import CAMERA_BUSY_HINT, open_source
+    from vision.pi_camera import CAMERA_BUSY_HINT
+    from vision.sources import open_source
 
     try:
         source = open_source(spec, lens_position=lens_position, fps=fps)

@@ -1,5 +1,6 @@
-"""Shared fixtures: where the real photos live (tests that read them skip when they are absent), and the
-stand-in ``picamera2`` module (tests/fakes) for the Pi camera code."""
+"""Shared fixtures: where the real photos live (tests that read them skip when they are absent), the
+stand-in ``picamera2`` module (tests/fakes) for the Pi camera code, and a clock the frame sources' pacing
+runs on."""
 
 from __future__ import annotations
 
@@ -43,3 +44,24 @@ def picamera2(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     yield picamera2
     picamera2.rig.reset()
     sys.modules.pop("picamera2", None)
+
+
+class FakeClock:
+    """A monotonic clock for frame sources (``clock=``) that moves only when told or when slept on
+    (``sleep=clock.sleep``, which also records each wait)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.waits: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(round(seconds, 6))
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()

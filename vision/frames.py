@@ -1,7 +1,8 @@
 """The frame-source interface: where frames come from (Pi camera, OpenCV camera, a folder, the demo).
 
 Every source is a context manager yielding :class:`Frame` objects; implementations live in
-:mod:`vision.sources` (cameras, folders) and :mod:`vision.demo` (the rendered demo game).
+:mod:`vision.pi_camera` (the Raspberry Pi camera), :mod:`vision.sources` (OpenCV cameras, folders) and
+:mod:`vision.demo` (the rendered demo game). :class:`Pacer` keeps a source to its frame rate.
 
 Frames are BGR uint8 arrays of shape (H, W, 3), whatever the camera delivers natively: each source sets
 its colour order explicitly and converts once, here at the edge.
@@ -10,6 +11,9 @@ its colour order explicitly and converts once, here at the edge.
 from __future__ import annotations
 
 import abc
+import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -76,3 +80,33 @@ class FrameSource(abc.ABC):
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+class Pacer:
+    """Hands out at most ``fps`` frames per second: :meth:`wait` sleeps until the next slot, as a camera's
+    read blocks until its next frame (None: no waiting)."""
+
+    def __init__(
+        self,
+        fps: float | None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if fps is not None and fps <= 0:
+            raise ValueError(f"fps must be positive, got {fps}")
+        self.fps = fps
+        self.clock = clock
+        self.sleep = sleep
+        self._next_at = -math.inf
+
+    def wait(self) -> float:
+        """Sleep until the next slot if need be; the time then."""
+        now = self.clock()
+        if self.fps is None:
+            return now
+        if now < self._next_at:
+            self.sleep(self._next_at - now)
+            now = self.clock()
+        self._next_at = max(now, self._next_at) + 1.0 / self.fps
+        return now

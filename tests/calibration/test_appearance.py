@@ -24,9 +24,9 @@ from calibration.checks import view_changed
 from calibration.lighting import SHIFTS, shift_light
 from table import Board, connect_layout, tileset
 from table.simulate import random_board
+from vision.pi_camera import CameraSettings
 from vision.reading import Reading, Uncertain
 from vision.render import Conditions, Scene, render
-from vision.sources import CameraSettings
 
 CLASSIC = tileset("classic")
 CONDITIONS = Conditions(px_per_tile=70.0, tilt=5.0, rotation=3.0, table="dark-wood", jpeg_quality=92)

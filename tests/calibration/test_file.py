@@ -15,7 +15,7 @@ from calibration.file import from_json
 from calibration.geometry import Geometry, Lens, Plane
 from table import tileset
 from vision import default_prototypes
-from vision.sources import CameraSettings
+from vision.pi_camera import CameraSettings
 
 
 def _full() -> Calibration:

@@ -17,8 +17,8 @@ from calibration import arrangement, load
 from live.service import GameService
 from table import connect_layout, tileset
 from vision.frames import Frame, FrameSource
+from vision.pi_camera import CameraSettings
 from vision.render import Conditions, Scene, render
-from vision.sources import CameraSettings
 from web import create_app
 
 from .conftest import PIN, csrf, unlock

@@ -1,4 +1,4 @@
-"""A stand-in for the ``picamera2`` package, for testing :mod:`vision.sources` off a Raspberry Pi.
+"""A stand-in for the ``picamera2`` package, for testing :mod:`vision.pi_camera` off a Raspberry Pi.
 
 It copies the parts of the real library's behaviour the adapter relies on:
 
