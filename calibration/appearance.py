@@ -7,8 +7,9 @@
    finds every known tile is kept, and every later frame gets the same gains before it is read;
 2. find the known tiles (:func:`vision.measure_tiles`; for a user's arrangement that the default colours
    cannot name, by position alone) and learn colour and shape prototypes from them
-   (:func:`vision.learn_prototypes`), keeping learned symbol outlines only where they hold on tiles they
-   were not learned from (:func:`_outlines_that_hold`);
+   (:func:`vision.learn_prototypes`: the symbols' outlines weighed against the edition's by how noisy
+   this light makes the photo's own tiles), keeping the learned outlines only where they name tiles
+   they were not learned from at least as well as the edition's (:func:`_outlines_that_hold`);
 3. read the same photo again with what was learned, and check: which known tiles it reads right (fewer
    than half: refused), how well separated each colour and shape is, the light, glare and sharpness
    (:mod:`calibration.checks`); draw the contact sheet (:mod:`calibration.contact`);
@@ -44,11 +45,12 @@ from calibration.file import Calibration
 from calibration.geometry import geometry_from_reading, undistort
 from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
+from vision.classify import name_shapes
 from vision.features import Measurements
 from vision.occupied import MIN_CONTRAST
 from vision.pi_camera import CameraSettings
 from vision.prototypes import Prototypes, default_prototypes, learn_prototypes
-from vision.reader import locate, measure_tiles, read_table
+from vision.reader import MAX_FIT, MIN_CONFIDENCE, locate, measure_tiles, read_table
 from vision.reading import Reading
 
 #: Fewer known tiles found than this: too few to learn from.
@@ -250,12 +252,12 @@ def refine(calibration: Calibration, image: np.ndarray, board: Board, *, tileset
     """The calibration with the tiles of a confirmed ``board`` in ``image`` added to its prototypes.
 
     Each class's prototype becomes the weighted mean of the old one (weight: the tiles that taught it, at
-    most :data:`MAX_WEIGHT`) and this photo's tiles of that class; the spreads likewise. The blended
-    symbol outlines are kept only where they hold on this photo's tiles, each judged against the blend
-    made without it, at least as well as the edition's defaults (the check :func:`calibrate_from_photo`
-    makes, :func:`_outlines_that_hold`); else the defaults come back. The white balance and geometry
-    stay (frames must stay comparable). A photo in which fewer than :data:`MIN_TILES` tiles are found
-    changes nothing.
+    most :data:`MAX_WEIGHT`) and this photo's tiles of that class (its symbol outlines learned with the
+    calibration's as what was known before, :func:`vision.learn_prototypes`); the spreads likewise. The
+    blended outlines are kept only where they hold on this photo's tiles (the check
+    :func:`calibrate_from_photo` makes, :func:`_outlines_that_hold`); else the edition's come back. The
+    white balance and geometry stay (frames must stay comparable). A photo in which fewer than
+    :data:`MIN_TILES` tiles are found changes nothing.
     """
     _check_image(image)
     if tileset.name != calibration.tileset:
@@ -315,28 +317,35 @@ def _outlines_that_hold(
     tiles: list[Tile],
     tileset: TileSet,
 ) -> Prototypes:
-    """What ``learn`` makes of the photo's known ``tiles``, or that with the edition's default outlines
-    back when those name the photo's own tiles better.
+    """What ``learn`` makes of the photo's known ``tiles``, or that with the edition's outlines back when
+    those name the photo's own tiles better.
 
-    A photo shows a few tiles of each shape (six in an arrangement, four on a printed board's start), and
-    outlines learned from so few can fit them and not the next photo's. So each tile is judged against
-    the outlines ``learn`` makes from the others (leave one out), and the learned outlines are kept only
-    when their mean margin (nearest other shape minus its own, in spreads) is at least the defaults'.
-    Silhouettes (Herkle's), the inner marks (colour-blind) and how far each shape's outline scatters on
-    the photo (the light's noise, :attr:`vision.Prototypes.outline_scatter`) are kept as learned."""
+    Each tile is named against what ``learn`` makes of the others (leave one out), as the reader names
+    it: its shape right, with confidence (:data:`vision.reader.MIN_CONFIDENCE`) and within
+    :data:`vision.reader.MAX_FIT` of it. The learned outlines (their middles and spreads under this light)
+    are kept when they name at least as many of the tiles that way as the edition's do; else the
+    edition's come back, without learned spreads (outlines learned from misplaced tiles, or blended into
+    a calibration's that were wrong). Silhouettes (Herkle's) and the colour-blind inner marks are kept as
+    learned."""
     learned = learn(measured, tiles)
     if not learned.outlines:
         return learned
     default = default_prototypes(tileset)
-    held_out, defaults = [], []
+    edition = replace(learned, outlines=default.outlines, learned_spreads={})
+    held_out = 0
     for i, tile in enumerate(tiles):
         one, others = measured.take(np.array([i])), np.arange(len(tiles)) != i
         without = learn(measured.take(others), tiles[:i] + tiles[i + 1 :])
-        held_out.append(shape_margins(one, [tile], without).worst[tile.shape])
-        defaults.append(shape_margins(one, [tile], default).worst[tile.shape])
-    if np.mean(held_out) >= np.mean(defaults):
-        return learned
-    return replace(learned, outlines=default.outlines, outline_spreads=default.outline_spreads)
+        held_out += _named_right(one, [tile], without)
+    return learned if held_out >= _named_right(measured, tiles, edition) else edition
+
+
+def _named_right(measured: Measurements, tiles: list[Tile], prototypes: Prototypes) -> int:
+    """How many measured tiles the reader names with ``tiles``' shapes, with confidence
+    (:func:`vision.classify.name_shapes`)."""
+    shapes, confidence, fit = name_shapes(measured, prototypes)
+    sure = (confidence >= MIN_CONFIDENCE) & (fit <= MAX_FIT)
+    return sum(bool(ok) and shape == t.shape for ok, shape, t in zip(sure, shapes, tiles, strict=True))
 
 
 def _blend(old: np.ndarray, new: np.ndarray, n_old: int, n_new: int) -> np.ndarray:

@@ -8,7 +8,7 @@ doctor agree; margins are in the classifier's own units (spreads of :class:`visi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ import numpy as np
 from device.doctor import MAX_CLIPPED, MAX_EDGE_WIDTH, MIN_BRIGHT
 from device.quality import edge_width, light_level
 from table import Tile
-from vision.classify import colour_distance, shape_distance
+from vision.classify import colour_distance, light_spreads, shape_distance
 from vision.features import Measurements
 from vision.prototypes import Prototypes, colour_features, white_balance
 
@@ -84,9 +84,12 @@ def colour_margins(m: Measurements, tiles: Sequence[Tile], prototypes: Prototype
 def shape_margins(m: Measurements, tiles: Sequence[Tile], prototypes: Prototypes) -> Margins:
     """Separation of the shape prototypes on the calibration tiles, as the classifier measures it
     (:func:`vision.classify.shape_distance`: Herkle's ordinaries on their shields, with the frame's "up"
-    voted over ``m``'s tiles)."""
+    voted over ``m``'s tiles; calibrated outlines in the spreads learned under the photo's light,
+    :func:`vision.classify.light_spreads`)."""
     if not len(m):
         return Margins({}, {})
+    if prototypes.learned_spreads:
+        prototypes = replace(prototypes, outline_spreads=light_spreads(prototypes))
     names, distance = shape_distance(m, prototypes)
     return _margins(distance, names, [t.shape for t in tiles])
 

@@ -56,8 +56,10 @@ GEOMETRY_KEYS = ("pitch", "angle", "cell_to_image", "play_area", "plane", "lens"
 PLANE_KEYS = ("image_to_plane", "square_mm", "rms_px", "corners")
 LENS_KEYS = ("camera_matrix", "distortion", "size", "rms_px")
 SOURCE_KEYS = ("photo", "known", "tiles", "refined")
-#: The keys of :meth:`vision.Prototypes.to_json` (its fields).
-PROTOTYPE_KEYS = tuple(f.name for f in fields(Prototypes))
+#: The keys of :meth:`vision.Prototypes.to_json` (its fields), and the ``outline_scatter`` of files
+#: written before the learned spreads replaced it (accepted and left out, see
+#: :meth:`vision.Prototypes.from_json`).
+PROTOTYPE_KEYS = (*(f.name for f in fields(Prototypes)), "outline_scatter")
 
 
 class CalibrationError(QwirkleError, ValueError):

@@ -4,15 +4,16 @@ Both are nearest-prototype decisions with a soft-max confidence: a tile halfway 
 gets 0.5, one far from every prototype gets a low *fit* as well (something that is not a tile, or a tile
 seen badly). Shapes are compared by outline descriptor (:func:`vision.features.outline`), each feature
 in its prototype's own spread, and by how far the outline is from a fourfold symmetry (a leaning cube's
-side face, a symbol smeared by other paint: a poor fit, never another shape). Colours adapt to the
-frame: after a first pass, each colour's prototype moves halfway to the mean of the tiles confidently
-given that colour in this frame (when there are a few), and the tiles are named again; this absorbs
-what the white balance left of the light. The colour-blind edition's inner mark is a second colour cue,
-its distance joined to the paint's. Herkle's ordinaries, which are not star-shaped, are named on their
-shields (:mod:`vision.shields`): the shape by silhouette joined with the ordinary's arch (a chevron's
-arms rise to a point, a fess is level), the colour against the shield's grey field.
-Where the names cannot be told apart (a fess from a pale when the frame's "up" is not known; an
-ordinary about as grey as its field) the tile is left uncertain.
+side face, a symbol smeared by other paint: a poor fit, never another shape); calibrated, under the
+spreads learned under the calibration photo's light, with each tile's own noise in the confidence
+(:func:`name_shapes`). Colours adapt to the frame: after a first pass, each colour's prototype moves
+halfway to the mean of the tiles confidently given that colour in this frame (when there are a few),
+and the tiles are named again; this absorbs what the white balance left of the light. The colour-blind
+edition's inner mark is a second colour cue, its distance joined to the paint's. Herkle's ordinaries,
+which are not star-shaped, are named on their shields (:mod:`vision.shields`): the shape by silhouette
+joined with the ordinary's arch (a chevron's arms rise to a point, a fess is level), the colour against
+the shield's grey field. Where the names cannot be told apart (a fess from a pale when the frame's "up"
+is not known; an ordinary about as grey as its field) the tile is left uncertain.
 """
 
 from __future__ import annotations
@@ -125,41 +126,62 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     colour_conf = _softmax_best(both, 1.0)
     colour_fit = dist[np.arange(len(best)), best] / prototypes.colour_spread
 
+    shapes, shape_conf, shape_fit = name_shapes(m, prototypes)
+    return Named([names[k] for k in best], shapes, colour_conf, shape_conf, colour_fit, shape_fit)
+
+
+def name_shapes(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The shapes of measured tiles (every edition but Herkle's), as :func:`classify` names them.
+
+    Each tile's shape depends on that tile alone: the nearest shape by :func:`shape_distance` (calibrated:
+    under the learned spreads, :func:`_named_under_light`), the confidence (N,) and the fit (N,), in
+    spreads of the edition, to the shape named.
+    """
     shape_names, sdist = shape_distance(m, prototypes)
     shape_best = sdist.argmin(axis=1)
     shape_conf = _softmax_best(sdist, 1.0)
-    if prototypes.outline_scatter:
-        shape_conf = np.minimum(shape_conf, _confidence_under_scatter(m, prototypes, shape_best))
-    shape_fit = sdist.min(axis=1)
-    return Named(
-        [names[k] for k in best],
-        [shape_names[k] for k in shape_best],
-        colour_conf,
-        shape_conf,
-        colour_fit,
-        shape_fit,
-    )
+    if prototypes.learned_spreads:
+        shape_best, shape_conf = _named_under_light(m, prototypes)
+    shape_fit = sdist[np.arange(len(shape_best)), shape_best]
+    return [shape_names[k] for k in shape_best], shape_conf, shape_fit
 
 
-def _confidence_under_scatter(m: Measurements, prototypes: Prototypes, best: np.ndarray) -> np.ndarray:
-    """The soft-max probability (N,) of each tile's call ``best`` (N,) with every shape's outline spreads
-    widened to how far its calibration photo's own tiles scatter (:attr:`Prototypes.outline_scatter`),
-    where that is wider (dim light, small tiles: the noise the edition's spreads do not hold).
+def _named_under_light(m: Measurements, prototypes: Prototypes) -> tuple[np.ndarray, np.ndarray]:
+    """Calibrated shapes: each tile's nearest shape (N,) and the confidence (N,) in it, under how far each
+    shape's tiles scatter under the calibration photo's light (:func:`light_spreads`) instead of the
+    edition's spreads.
 
-    Only the confidence is taken under the wider spreads, not the call: a shape whose spreads widen more
-    than another's would draw the other's tiles (measured on rendered games in a tenth of the light:
-    more tiles read wrong), while two shapes whose tiles scatter into each other under this light make a
-    call between them a guess, which is what the lower confidence says.
+    In dim light or on small tiles a shape's tiles scatter wider than the edition's spreads; in clean light
+    narrower (a starburst's eightfold harmonic, whose spread holds every printing, is what this camera
+    shows of it). The call is made under that scatter. A tile can be noisier than the photo's were (fewer
+    levels of light on it, a smudge): what its profile holds beyond a symbol's harmonics
+    (:func:`vision.features.asymmetry`, twelve real Fourier coefficients) measures its own noise, about
+    ``asymmetry / sqrt(12)`` in each coefficient if the noise is white. The confidence is the lower of the
+    call's soft-max probability under the scatter and under the scatter widened by that noise (added in
+    quadrature), so a tile whose own noise reaches from one shape to another is uncertain, not a guess.
     """
-    wide = {
-        k: np.where(v < OPEN, np.maximum(v, prototypes.outline_scatter.get(k, 0.0)), v)
+    spreads = light_spreads(prototypes)
+    names = list(prototypes.outlines)
+    middle = np.array([prototypes.outlines[k] for k in names])
+    spread = np.array([spreads[k] for k in names])
+    closed = np.array([prototypes.outline_spreads[k] < OPEN for k in names])  # open: says nothing
+    offset = outline(m.radial)[:, None, :] - middle[None]
+    own = np.where(closed, (asymmetry(m.radial) ** 2 / 12)[:, None, None], 0.0)
+    under_light = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
+    noisier = np.sqrt((offset**2 / (spread[None] ** 2 + own)).sum(axis=2))
+    best = under_light.argmin(axis=1)
+    rows = np.arange(len(best))
+    return best, np.minimum(_softmax(under_light)[rows, best], _softmax(noisier)[rows, best])
+
+
+def light_spreads(prototypes: Prototypes) -> dict[str, np.ndarray]:
+    """Each shape's outline spreads as a calibrated classifier names shapes: the spreads learned under the
+    calibration photo's light (:attr:`Prototypes.learned_spreads`) where there are some, except for
+    features the edition leaves open (a starburst's eightfold phase), which keep its spread."""
+    return {
+        k: np.where(v < OPEN, prototypes.learned_spreads.get(k, v), v)
         for k, v in prototypes.outline_spreads.items()
     }
-    _, distance = shape_distance(m, dataclasses.replace(prototypes, outline_spreads=wide))
-    z = -0.5 * distance**2
-    z -= z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    return np.asarray(p[np.arange(len(best)), best] / p.sum(axis=1))
 
 
 def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Named:
@@ -342,7 +364,12 @@ def _softmax_best(dist: np.ndarray, spread: float) -> np.ndarray:
     """The soft-max probability of the nearest prototype, from distances (N, K)."""
     if dist.shape[1] == 0:
         return np.zeros(len(dist))
-    z = -0.5 * (dist / spread) ** 2
+    return np.asarray(_softmax(dist / spread).max(axis=1))
+
+
+def _softmax(dist: np.ndarray) -> np.ndarray:
+    """Each prototype's soft-max probability (N, K) from distances in spreads (N, K)."""
+    z = -0.5 * dist**2
     z -= z.max(axis=1, keepdims=True)
     p = np.exp(z)
-    return np.asarray(p.max(axis=1) / p.sum(axis=1))
+    return np.asarray(p / p.sum(axis=1, keepdims=True))

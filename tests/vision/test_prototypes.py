@@ -9,6 +9,7 @@ from table import Tile, tileset
 from table.codec import board_from_json
 from vision import Prototypes, default_prototypes, learn_prototypes, measure_tiles
 from vision.features import Measurements, outline
+from vision.prototypes import OUTLINE_FLOOR
 from vision.render import random_scene, render
 
 
@@ -90,25 +91,63 @@ def test_learning_moves_the_prototypes_to_the_light() -> None:
     assert any(not np.allclose(learned.outlines[s], base.outlines[s]) for s in shapes)
     for s in shapes:  # a few tiles say where a shape lies, not every printing's range
         assert np.array_equal(learned.outline_spreads[s], base.outline_spreads[s])
-    assert base.outline_scatter == {}
+    assert base.learned_spreads == {}
+    assert set(learned.learned_spreads) == shapes
     descriptors = outline(measured.radial)
-    for s in shapes:  # how far this photo's own tiles of a shape scatter: the light's noise
-        own = descriptors[[t.shape == s for t in known]]
-        if len(own) >= 3:
-            expected = own.std(axis=0, ddof=1) * np.sqrt(1 + 1 / len(own))
-            assert np.allclose(learned.outline_scatter[s], expected)
-        else:
-            assert s not in learned.outline_scatter
-    assert learned.outline_scatter
+    for s in shapes:  # each middle lies between the edition's and the photo's own tiles'
+        own = np.median(descriptors[[t.shape == s for t in known]], axis=0)
+        low, high = np.minimum(own, base.outlines[s]), np.maximum(own, base.outlines[s])
+        assert (learned.outlines[s] >= low - 1e-12).all() and (learned.outlines[s] <= high + 1e-12).all()
+        assert (learned.learned_spreads[s] >= OUTLINE_FLOOR).all()
     back = Prototypes.from_json(learned.to_json(), where="p.json")
-    for s, v in learned.outline_scatter.items():
-        assert np.allclose(back.outline_scatter[s], v, atol=1e-4)
+    for s, v in learned.learned_spreads.items():
+        assert np.allclose(back.learned_spreads[s], v, atol=1e-4)
     data = learned.to_json()
-    data["outline_scatter"]["oval"] = [0.01, 0.01, 0.01, 0.01]
-    with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*outline_scatter"):
+    data["learned_spreads"]["oval"] = [0.01, 0.01, 0.01, 0.01]
+    with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*learned_spreads"):
         Prototypes.from_json(data, where="p.json")
+    # a file written before the learned spreads keeps its outlines; its older scatter is left out
+    older = {**learned.to_json(), "outline_scatter": {"circle": [0.01, 0.01, 0.01, 0.01]}}
+    del older["learned_spreads"]
+    assert Prototypes.from_json(older, where="p.json").learned_spreads == {}
     if "starburst" in shapes:  # its eightfold phase says nothing, and stays where it was
         assert learned.outlines["starburst"][1] == base.outlines["starburst"][1]
+        assert learned.learned_spreads["starburst"][1] == base.outline_spreads["starburst"][1]
+
+
+def test_outlines_are_learned_as_an_estimate_under_the_lights_noise() -> None:
+    """A shape's middle weighs the edition's (uncertain by its spread) against the photo's tiles (uncertain
+    by the noise this light gives them, measured on the photo's own tiles): six clean tiles move it
+    almost all the way to them, six noisy ones (the same middle) less, and the learned spread holds the
+    noise; a shape shown once takes the light's noise from the others."""
+    from vision.prototypes import _learned_outlines
+
+    base = default_prototypes(tileset("classic"))
+    target = base.outlines["square"] + np.array([0.02, -0.015, -0.015, -0.005])  # a square, as this camera
+    offsets = np.array([1, -1, 1, -1, 2, -2])[:, None] * np.array([1, -1, 1, 1])  # median 0, sd 1.5
+    moved = {}
+    for noise in (0.002, 0.03):
+        desc = np.vstack(
+            [
+                target + noise * offsets,
+                base.outlines["diamond"] + noise * offsets[::-1],
+                base.outlines["circle"] + [0.01, 0.0, 0.01, 0.0],  # one circle
+            ]
+        )
+        shapes = ["square"] * 6 + ["diamond"] * 6 + ["circle"]
+        outlines, spreads = _learned_outlines(desc, shapes, base)
+        moved[noise] = np.abs(outlines["square"] - base.outlines["square"]) / np.abs(
+            target - base.outlines["square"]
+        )
+        assert set(spreads) == {"square", "diamond", "circle"}
+        assert (spreads["square"] >= OUTLINE_FLOOR).all()
+        if noise > 0.01:  # the light's noise, not the edition's range, is what the spread says
+            assert (spreads["square"] > 0.6 * noise).all() and (spreads["circle"] > 0.6 * noise).all()
+        assert np.array_equal(outlines["starburst"], base.outlines["starburst"])  # not shown: as it was
+    assert (moved[0.002] > 0.8).all()  # (the noise is never taken below OUTLINE_FLOOR)
+    assert moved[0.03].mean() < moved[0.002].mean()
+    outlines, spreads = _learned_outlines(np.zeros((3, 4)), ["square", "diamond", "circle"], base)
+    assert spreads == {} and all(outlines[k] is base.outlines[k] for k in base.outlines)  # no noise seen
 
 
 def test_herkle_learns_its_colours_from_the_ordinaries_not_the_field() -> None:
