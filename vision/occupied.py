@@ -10,8 +10,10 @@ there. A probe may also take a symbol candidate that stood apart only at the det
 stands out from its body less than a tile's usually does (FAINT to MIN_CONTRAST: warm or dim light, a
 bright table, the weakest paints) is a tile where it shows a whole symbol not of the table's colour, in a
 frame whose grid holds its tiles (:func:`_faint`, :func:`look`).
-On Herkle's tiles a probe also takes a whole shield with a black ordinary on it (:func:`_dark_shields`):
-no paint of such a tile stands out from its body.
+On Herkle's tiles a probe also takes a whole shield of the frame's form (:func:`_whole_shields`): with a
+black ordinary on it (no paint of such a tile stands out from its body), or a lit one ringed by the body
+(the paint's rim test does not fit a shield that fills its face); a probe cut off its tile looks again
+centred on the shield it saw.
 :mod:`vision.reader` names what is found.
 """
 
@@ -32,7 +34,7 @@ from vision.lattice import Lattice, cell_keys, fit_lattice
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
 from vision.shield_detect import find_shields
-from vision.shields import black, field_colour, shield_outline, view_shields
+from vision.shields import RING_DARK, black, field_colour, shield_outline, view_shields
 
 #: The working copy's longer side on the first pass, and the least tile width it is shrunk to (by a
 #: whole factor: INTER_AREA is fastest on them, and the patches are cut at 32 pixels a cell anyway).
@@ -85,8 +87,8 @@ class Located:
     patches: np.ndarray  # (N, S, S, 3)
     measured: Measurements
     apart: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # (K, 2) work pixels, Blobs.apart
-    #: Herkle: the shields of the tiles the detector found (probes then also take a whole shield with a
-    #: black ordinary, :func:`_dark_shields`); None for the other editions.
+    #: Herkle: the shields of the tiles the detector found (probes then also take whole shields,
+    #: :func:`_whole_shields`); None for the other editions.
     shields: Shields | None = None
 
     def take(self, keep: np.ndarray) -> Located:
@@ -153,7 +155,7 @@ def occupied(
     work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice, *, tileset: str | None = None
 ) -> Located | None:
     """Measure the cells of the placed candidates, then look for missed tiles next to them (``tileset``
-    "herkle": whole shields with a dark ordinary too, see :func:`_dark_shields`)."""
+    "herkle": whole shields too, see :func:`_whole_shields`)."""
     cells = lattice.cells[lattice.placed]
     centres = blobs.centres[lattice.placed]
     axes = local_axes(lattice.homography, cells.astype(np.float64))
@@ -218,8 +220,11 @@ def probed(located: Located, tried: np.ndarray) -> Located:
     """``located`` with the tiles found by probing the cells next to its tiles, not ``tried`` (K, 2) yet,
     round after round outwards."""
     lattice, cells, centres = located.lattice, located.cells, located.centres
-    table = _table_colour(located.work, lattice, cells) if located.shields is None else None
-    least = FAINT if table is not None and _held(lattice, cells, centres) else MIN_CONTRAST
+    table = _table_colour(located.work, lattice, cells)
+    # Herkle's paint probes take no faint paint or candidates standing apart (its candidates are shields):
+    # there the table's colour serves the shield probes only
+    paint_table = table if located.shields is None else None
+    least = FAINT if paint_table is not None and _held(lattice, cells, centres) else MIN_CONTRAST
     patches, measured = [located.patches], [located.measured]
     for _ in range(PROBE_ROUNDS):
         probe, guess = _neighbours(lattice, cells, centres, tried)
@@ -232,13 +237,13 @@ def probed(located: Located, tried: np.ndarray) -> Located:
             guess,
             axes,
             apart=_unclaimed(located.apart, centres, 0.5 * lattice.pitch),
-            table=table,
+            table=paint_table,
             least=least,
             steady=_near(guess, lattice.point(probe.astype(np.float64)), axes, STEADY),
         )
         if located.shields is not None:
-            rows, where, cut, m = _with_dark_shields(
-                located.work, guess, axes, located.shields, (rows, where, cut, m)
+            rows, where, cut, m = _with_shields(
+                located.work, guess, axes, located.shields, (rows, where, cut, m), table=table
             )
         if m is None:
             break
@@ -331,47 +336,83 @@ def look(
     return rows[found], guess[found], again[found], m
 
 
-def _with_dark_shields(
+def _with_shields(
     work: np.ndarray,
     predicted: np.ndarray,
     axes: np.ndarray,
     shields: Shields,
     seen: tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None],
+    *,
+    table: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None]:
-    """:func:`look`'s answer ``seen`` with the Herkle tiles it refused that :func:`_dark_shields` takes,
-    placed at their predicted centres (N, 2)."""
+    """:func:`look`'s answer ``seen`` with the Herkle tiles it refused that :func:`_whole_shields` takes
+    (``table``: the table's colour (3,) BGR, or None), at their predicted centres (N, 2) or, where the
+    shield seen there is off its cell's middle, centred on it (within RECENTRE cells)."""
     rows, where, cut, m = seen
     rest = np.setdiff1d(np.arange(len(predicted)), rows)
     if len(rest) == 0:
         return seen
-    patches = _cut(work, predicted[rest], axes[rest])
-    taken = _dark_shields(patches, shields)
+    guess = predicted[rest].copy()
+    patches = _cut(work, guess, axes[rest])
+    taken, centre = _whole_shields(patches, shields, table)
+    # a probe cut off its tile sees its shield off the middle, so not whole: look again centred on it (up
+    # to LOOKS times: a shield cut by the patch's edge shows only part of its offset)
+    for _ in range(LOOKS):
+        again = np.flatnonzero(~taken & (np.abs(centre).max(axis=1) > 0))
+        if not len(again):
+            break
+        guess[again] += np.einsum("nk,nkd->nd", centre[again], axes[rest[again]])
+        patches[again] = _cut(work, guess[again], axes[rest[again]])
+        taken[again], centre[again] = _whole_shields(patches[again], shields, table)
+        far = ~_near(guess, predicted[rest], axes[rest], RECENTRE)
+        taken &= ~far
+        centre[far] = 0
     if not taken.any():
         return seen
     extra = measure(patches[taken])
     return (
         np.concatenate([rows, rest[taken]]),
-        np.concatenate([where, predicted[rest[taken]]]),
+        np.concatenate([where, guess[taken]]),
         np.concatenate([cut, patches[taken]]),
         extra if m is None else concat([m, extra]),
     )
 
 
-def _dark_shields(patches: np.ndarray, shields: Shields) -> np.ndarray:
-    """Which Herkle patches (N, S, S, 3) a probe takes although their paint is not contrasted against
-    their body: a black ordinary is darker than the field it splits, so the paint seen is the grey field
-    only, a symbol too large and too faint for :func:`look`. The patch is ringed by the dark body and
-    holds a whole shield of the frame's field colour, size and form in its middle
+def _whole_shields(
+    patches: np.ndarray, shields: Shields, table: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which Herkle patches (N, S, S, 3) a probe takes although :func:`look` refused them, and where the
+    shield seen in each lies (N, 2) (:attr:`vision.shields.ShieldView.centre`, 0 where none was looked
+    for). Every one holds a whole shield of the frame's field colour, size and form in its middle
     (:func:`vision.shields.view_shields`, seen with the ``shields`` the detector found, which set the
-    size), with a black ordinary on it (:func:`vision.shields.black`)."""
-    taken = presence(patches).frame > 0.5
+    size), and
+
+    - a black ordinary is on it (:func:`vision.shields.black`) and the patch's frame is dark: a black
+      ordinary is darker than the field it splits, so the paint seen is the grey field only, a symbol
+      too large and too faint for :func:`look`; or
+    - its paint stands out from the body as a tile's does, the shield is ringed by the body's dark rim
+      (:data:`vision.shields.RING_DARK`) and its ordinary is not the ``table``'s colour: the paint's
+      rim and frame tests ask for a dark ring around the paint and a dark frame, which on a shield
+      that fills its face lie on the body's thin rim and the table past it, while the table seen
+      through a hole in the layout is lit and ringed by the bodies around it just as a shield is
+      (None: no table colour, none taken so).
+    """
+    p = presence(patches)
+    framed = p.frame > 0.5
+    lit = (p.contrast > MIN_CONTRAST) & (p.reach < MAX_REACH)
+    taken = framed | lit
+    centre = np.zeros((len(patches), 2))
     if not taken.any():
-        return taken
+        return taken, centre
     known = len(shields.patches)
     both = np.concatenate([shields.patches, patches[taken]])
     view = view_shields(both, shields.field, outline=shield_outline(edition("herkle")))
-    taken[taken] = (view.found & black(view))[known:]
-    return np.asarray(taken)
+    own = slice(known, None)
+    centre[taken] = view.centre[own]
+    lit[taken] &= view.ringed[own] >= RING_DARK
+    lit[taken] &= _unlike(view.paint[own], table) if table is not None else False
+    taken[taken] = view.found[own] & ((black(view)[own] & framed[taken]) | lit[taken])
+    return np.asarray(taken), centre
 
 
 def _chroma_gap(paint: np.ndarray, table: np.ndarray) -> np.ndarray:

@@ -116,6 +116,10 @@ class ShieldView:
         or a neighbour's then lies on the ring) or the lit table shows through the rim.
     found : ndarray, shape (N,), bool
         A whole shield and an ordinary on it were found.
+    centre : ndarray, shape (N, 2)
+        Where the shield lies: the centroid of the lit field's hull (of its part in the cell's middle where
+        a bridge to the lit table or a neighbour was cut), in cells ``(row, col)`` from the patch centre,
+        0 where nothing is lit. A probe cut off its tile recentres on it.
     """
 
     paint: np.ndarray
@@ -127,6 +131,7 @@ class ShieldView:
     outline: np.ndarray
     ringed: np.ndarray
     found: np.ndarray
+    centre: np.ndarray
 
 
 def field_colour(patches: np.ndarray) -> np.ndarray:
@@ -194,6 +199,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         np.zeros((n, SIZE, SIZE), np.float32),
         np.zeros(n),
         np.zeros(n, bool),
+        np.zeros((n, 2)),
     )
     hulls = np.zeros((n, s, s), np.uint8)
     lits = np.zeros((n, s, s), np.uint8)
@@ -209,7 +215,8 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         cv2.fillConvexPoly(hulls[i], cv2.convexHull(points[:, ::-1].astype(np.int32)), 1)
         _describe(view, i, x[i], local[i], body[i], hulls[i])
     area = hulls.sum(axis=(1, 2)).astype(np.float64)
-    off = _off_centre(hulls)
+    view.centre[:] = _centroids(hulls)
+    off = np.abs(view.centre).max(axis=1)
     # a shield cut by the cell's edge, or a piece of one (a black ordinary splits the field), is no whole
     # shield: smaller than the frame's shields, or off its cell's middle
     if not view.found.any():
@@ -231,12 +238,13 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
             middle = _middle(lits[j])
             if middle is None:
                 continue
+            view.centre[j] = _centroids(middle[None])[0]
             view.found[j] = False
             _describe(view, int(j), x[j], local[j], body[j], middle)
             whole[j] = bool(
                 view.found[j]
                 and middle.sum() >= WHOLE * typical
-                and _off_centre(middle[None])[0] <= CENTRED
+                and np.abs(view.centre[j]).max() <= CENTRED
                 and outline_misfit(view.outline[j : j + 1], outline)[0] <= MISFIT
             )
     view.found[:] = whole
@@ -275,15 +283,13 @@ def _describe(  # noqa: PLR0917 (one row of view_shields, passed its state)
     view.found[i] = True
 
 
-def _off_centre(shields: np.ndarray) -> np.ndarray:
-    """How far (N,) each shield's (N, S, S) centroid lies from its cell's middle along either axis, in
-    cells (0 for an empty mask)."""
+def _centroids(shields: np.ndarray) -> np.ndarray:
+    """Each shield's (N, S, S) centroid (N, 2) ``(row, col)`` in cells from its cell's middle (0 for an
+    empty mask)."""
     s = shields.shape[1]
     u = (np.arange(s) + 0.5) / s - 0.5
     total = np.maximum(shields.sum(axis=(1, 2)), 1)
-    rows = (shields.sum(axis=2) @ u) / total
-    cols = (shields.sum(axis=1) @ u) / total
-    return np.asarray(np.maximum(np.abs(rows), np.abs(cols)))
+    return np.stack([(shields.sum(axis=2) @ u) / total, (shields.sum(axis=1) @ u) / total], axis=1)
 
 
 def _middle(lit: np.ndarray) -> np.ndarray | None:

@@ -199,3 +199,19 @@ def test_a_completed_shield_is_ringed_by_the_body() -> None:
     seen = view_shields(beside, field, outline=template)
     assert (seen.ringed[:2] < vision.shields.RING_DARK).all(), seen.ringed
     assert not seen.found[:2].any() and seen.found[2:].all()
+
+
+def test_the_shield_seen_off_its_cell_tells_where_it_lies() -> None:
+    # a patch cut a few pixels off its tile shows the shield off its middle: its centre says which way
+    # (what a probe recentres on), and a shield cut square-on lies in the middle
+    tiles = [Tile(c, s) for c, s in zip(HERKLE.colours, HERKLE.shapes, strict=True)]
+    patches = _patches(tiles)
+    field = field_colour(patches)
+    square_on = view_shields(patches, field, outline=shield_outline(HERKLE))
+    assert (np.abs(square_on.centre).max(axis=1) < 0.05).all(), square_on.centre
+    shifted = np.empty_like(patches)
+    shifted[:] = BODY
+    shifted[:, 3:, :-2] = patches[:, :-3, 2:]  # the tile 3 pixels down and 2 left
+    seen = view_shields(shifted, field, outline=shield_outline(HERKLE))
+    down, left = seen.centre[:, 0], -seen.centre[:, 1]
+    assert (down > 0.05).all() and (left > 0).all() and (down > left).all(), seen.centre
