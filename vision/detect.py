@@ -200,7 +200,7 @@ def _blobs_at(
     # printed board is): those are summed over the runs of the labels along the rows
     n, labelled = cv2.connectedComponents(paint, connectivity=4)
     labels: np.ndarray = np.asarray(labelled)
-    runs = _Runs.of(labels)
+    runs = _Runs.of(labels, paint)
     area, top, bottom, left, right = runs.extents(n)
     bw, bh = right - left + 1, bottom - top + 1
     extent = np.maximum(bw, bh).astype(np.float64)
@@ -237,10 +237,10 @@ def _blobs_at(
             cv2.LUT(narrow[box], ids) if narrow is not None else np.take(ids, labels[box]), ids.dtype
         )
         grown = cv2.dilate(own, np.ones((3, 3), np.uint8), iterations=2)
-        rim = (grown > 0) & (paint[box] == 0)
-        rim_ids = grown[rim].astype(np.int64)
+        rim = np.flatnonzero((grown > 0) & (paint[box] == 0))  # found once, then gathered twice
+        rim_ids = grown.ravel().take(rim).astype(np.int64)
         rim_count = np.bincount(rim_ids, minlength=k)
-        rim_mean = np.bincount(rim_ids, q[box][rim], minlength=k) / np.maximum(rim_count, 1)
+        rim_mean = np.bincount(rim_ids, q[box].ravel().take(rim), minlength=k) / np.maximum(rim_count, 1)
     good = (rim_count > 0) & (rim_mean < RIM_CONTRAST * (inside / count))
     good &= _isotropy(sums[:, 2:] / count[:, None], centres) >= ISOTROPY
     keep[keep] = good[1:]
@@ -270,21 +270,23 @@ class _Runs:
     last: np.ndarray
 
     @staticmethod
-    def of(labels: np.ndarray) -> _Runs:
-        """The runs of a label image (H, W) int."""
+    def of(labels: np.ndarray, mask: np.ndarray | None = None) -> _Runs:
+        """The runs of a label image (H, W) int. ``mask`` (H, W) uint8, if given, is nonzero exactly where
+        the labels are and they were labelled with 4- or 8-connectivity: side by side along a row, two
+        labelled pixels are then of one label, so the runs are those of the mask (a quarter of the bytes
+        to compare)."""
         h, w = labels.shape
-        flat = labels.ravel()
+        flat = labels.ravel() if mask is None else mask.ravel()
         change = np.empty(h * w, bool)
         np.not_equal(flat[1:], flat[:-1], out=change[1:])
         change[::w] = True  # every row starts a run
         starts = np.flatnonzero(change)
         length = np.diff(starts, append=h * w)
-        label = flat[starts]
-        painted = label != 0  # the background's runs (label 0) are left out
+        painted = flat[starts] != 0  # the background's runs (label 0) are left out
         starts, length = starts[painted], length[painted]
         row = starts // w
         first = starts - row * w
-        return _Runs(label[painted].astype(np.int64), row, first, first + length - 1)
+        return _Runs(labels.ravel()[starts].astype(np.int64), row, first, first + length - 1)
 
     def take(self, keep: np.ndarray) -> _Runs:
         """The runs of ``keep`` (a mask or indices) only."""

@@ -385,20 +385,23 @@ def profiles(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tupl
     down, across = _rays(s, rays)  # (steps, rays): each sample's offset from the centre, pixels
     steps = len(down)
     centre = (s - 1) / 2 + np.asarray(offset, np.float32) * s  # (N, 2) (row, col) pixels
-    # the samples step by step (steps, N, rays), so that the running minima and maxima along the rays
-    # below are a few operations on whole rows
-    rows = centre[None, :, 0, None] + down[:, None, :]
-    cols = centre[None, :, 1, None] + across[:, None, :]
+    # the samples step by step (steps, N·rays), so that the running minima and maxima along the rays
+    # below are a few operations on whole rows: the rays' offsets repeated for each patch, plus its centre
+    # repeated for each ray (whole rows at a time, not a broadcast with rows of one patch's rays)
+    rows = np.tile(down, (1, n))
+    rows += np.repeat(centre[:, 0], rays)
     np.clip(rows, 0, s - 1, out=rows)
-    rows += (np.arange(n, dtype=np.float32) * s)[None, :, None]
+    rows += np.repeat(np.arange(n, dtype=np.float32) * s, rays)
+    cols = np.tile(across, (1, n))
+    cols += np.repeat(centre[:, 1], rays)
     np.clip(cols, 0, s - 1, out=cols)
     stacked = np.ascontiguousarray(level.reshape(n * s, s), dtype=np.float32)
-    v = remap(stacked, rows.reshape(steps, n * rays), cols.reshape(steps, n * rays))
+    v = remap(stacked, rows, cols)
     np.clip(v, 0.0, 1.0, out=v)
     # the paint starts where a ray is first fully in it (its edge with a hole is only half paint)
     full = np.maximum(0.9 * v.max(axis=0), 0.5)
     waiting = v < full  # (the levels are finite)
-    holed = np.divide(v, full)
+    holed = np.divide(v, full, out=rows)  # the map's memory, no longer needed
     np.clip(holed, 0.0, 1.0, out=holed)
     for k in range(1, steps):  # running along the rays, in place
         np.logical_and(waiting[k - 1], waiting[k], out=waiting[k])

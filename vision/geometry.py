@@ -117,3 +117,23 @@ def median(values: np.ndarray) -> np.ndarray:
         m = len(column) // 2
         out.append(column[m] if len(column) % 2 else (column[m - 1] + column[m]) / 2)
     return np.array(out[0] if a.ndim == 1 else out)
+
+
+def quantile(values: np.ndarray, q: float) -> float:
+    """``np.quantile(values, q)`` of a short float64 array (N,), its default (linear) method, the same value:
+    sorted in Python as in :func:`median`, the two values around it weighted as NumPy weighs them (NaN where
+    a NaN is; a zero's sign may differ where both 0.0 and -0.0 are among the values; other types, shapes
+    and the ends go to NumPy)."""
+    a = np.asarray(values)
+    virtual = (len(a) - 1) * q
+    if a.ndim != 1 or a.dtype != np.float64 or not 0 <= virtual < len(a) - 1:
+        return float(np.quantile(a, q))
+    v: list[float] = a.tolist()
+    if any(math.isnan(x) for x in v):
+        return math.nan
+    v.sort()
+    lower = math.floor(virtual)
+    t = virtual - lower
+    below, above = v[lower], v[lower + 1]
+    step = above - below
+    return above - step * (1 - t) if t >= 0.5 else below + step * t

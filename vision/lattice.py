@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.geometry import apply_homography, fit_homography, local_axes, median, similarity, spread
+from vision.geometry import apply_homography, fit_homography, local_axes, median, quantile, similarity, spread
 from vision.shifts import OFF_GRID, checked_shift, lands_on, near_shift, rigid_shift
 
 #: Without neighbours to measure, a tile is this many times its symbol's extent (classic symbols span
@@ -41,6 +41,9 @@ FAR_GROUP = 3
 ROOM = 0.2
 #: How many placed points nearest to a new group (or to a point a long tree step reaches) place it.
 NEIGHBOURS = 12
+
+#: Per point, its neighbours closer than 2.3 pitches: (distance, index) pairs by ascending index.
+_Near = list[list[tuple[float, int]]]
 
 
 @dataclass(frozen=True)
@@ -125,15 +128,19 @@ def fit_lattice(
     if dropped.any():
         d[dropped, :] = np.inf
         d[:, dropped] = np.inf
-    theta, pitch = _orientation(pts, d)
+    pairs = _Pairs.of(d)
+    theta, pitch = _orientation(pts, d, pairs)
     if diagonal:
         theta, pitch = theta + math.pi / 4, pitch / math.sqrt(2)
         theta -= math.pi / 2 if theta > math.pi / 4 else 0.0
-    pitch = _refine_pitch(pts, d, theta, pitch)
-    cells, placed = _grow(pts, d, theta, pitch, ~dropped, _largest_group_root(pts, d, pitch, ~dropped))
+    pitch = _refine_pitch(pts, pairs, theta, pitch)
+    # the close pairs the trees step along and the groups are made of, listed once for every group
+    near = _neighbours(d, d < 2.3 * pitch)
+    root = _largest_group_root(pts, d, pitch, ~dropped, near)
+    cells, placed = _grow(pts, d, theta, pitch, ~dropped, near, root)
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
     if join:
-        cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped, maps)
+        cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped, near, maps)
     # the last group's prediction may have been fitted through exactly these points
     fitted = maps.get(int(placed.sum()))
     if fitted is not None:
@@ -147,7 +154,28 @@ def fit_lattice(
     return Lattice(cells, placed, h, size, angle)
 
 
-def _orientation(pts: np.ndarray, d: np.ndarray) -> tuple[float, float]:
+@dataclass(frozen=True)
+class _Pairs:
+    """The pairs of points ``i < j`` (K,) intp, in the order of ``np.nonzero(np.triu(mask, 1))``, with their
+    distances (K,): the pairs closer than a limit are then a selection, not a new scan of the matrix."""
+
+    i: np.ndarray
+    j: np.ndarray
+    dist: np.ndarray
+
+    @staticmethod
+    def of(d: np.ndarray) -> _Pairs:
+        """The pairs of a distance matrix (N, N)."""
+        i, j = np.triu_indices(len(d), 1)
+        return _Pairs(i, j, d[i, j])
+
+    def closer(self, limit: float) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs ``(i, j)`` closer than ``limit``."""
+        keep = self.dist < limit
+        return self.i[keep], self.j[keep]
+
+
+def _orientation(pts: np.ndarray, d: np.ndarray, pairs: _Pairs) -> tuple[float, float]:
     """The grid's column-axis angle (radians, in (-π/4, π/4]) and a first pitch.
 
     The directions to close neighbours fix the axes modulo an eighth of a turn (side and diagonal
@@ -157,8 +185,8 @@ def _orientation(pts: np.ndarray, d: np.ndarray) -> tuple[float, float]:
     make the diagonals on the near side look shorter than the sides on the far side.
     """
     own = d.min(axis=1)  # each point's nearest neighbour: the local scale (a tilted camera changes it)
-    nearest = float(np.quantile(own, 0.25))
-    i, j = np.nonzero(np.triu(d < 1.6 * nearest, 1))
+    nearest = quantile(own, 0.25)
+    i, j = pairs.closer(1.6 * nearest)
     step = pts[j] - pts[i]
     phi = np.arctan2(step[:, 0], step[:, 1])
     base = float(np.angle(np.exp(8j * phi).sum()) / 8)
@@ -167,17 +195,17 @@ def _orientation(pts: np.ndarray, d: np.ndarray) -> tuple[float, float]:
         off = np.angle(np.exp(4j * (phi - theta))) / 4
         side = np.abs(off) < math.radians(20)
         if side.any():
-            relative = float(np.median(d[i[side], j[side]] / own[i[side]]))
+            relative = float(median(d[i[side], j[side]] / own[i[side]]))
             if best is None or relative < best[2] * 0.85:
-                best = (theta, float(np.median(d[i[side], j[side]])), relative)
+                best = (theta, float(median(d[i[side], j[side]])), relative)
     theta, pitch = (best[0], best[1]) if best is not None else (base, nearest)
     return float(np.angle(np.exp(4j * theta)) / 4), pitch
 
 
-def _refine_pitch(pts: np.ndarray, d: np.ndarray, theta: float, pitch: float) -> float:
+def _refine_pitch(pts: np.ndarray, pairs: _Pairs, theta: float, pitch: float) -> float:
     unturn = np.linalg.inv(_basis(theta, 1.0)).T  # image steps to lattice steps of one pixel
     for _ in range(3):
-        i, j = np.nonzero(np.triu(d < 2.6 * pitch, 1))
+        i, j = pairs.closer(2.6 * pitch)
         if len(i) == 0:
             break
         raw = np.asarray((pts[j] - pts[i]) @ unturn)
@@ -196,9 +224,16 @@ def _basis(theta: float, pitch: float) -> np.ndarray:
 
 
 def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
-    pts: np.ndarray, d: np.ndarray, theta: float, pitch: float, usable: np.ndarray, root: int | None = None
+    pts: np.ndarray,
+    d: np.ndarray,
+    theta: float,
+    pitch: float,
+    usable: np.ndarray,
+    neighbours: _Near,
+    root: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Cells by a spanning tree over close pairs, grown from ``root`` (default: the best-connected point).
+    """Cells by a spanning tree over the close pairs ``neighbours`` (:func:`_neighbours`, those closer than
+    2.3 pitches), grown from ``root`` (default: the best-connected point).
 
     Each placed point carries its own local basis (the image steps of one row and one column there),
     refitted to its placed neighbours: under a tilted camera the pitch and the axes change across the
@@ -208,7 +243,6 @@ def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
     products whose rounding matters stay NumPy's (:class:`_Basis`).
     """
     n = len(pts)
-    near = d < 2.3 * pitch
     if root is None:
         # the point with the most side or diagonal neighbours, then the one nearest the middle
         close = (d < 1.6 * pitch).sum(axis=1)
@@ -220,7 +254,6 @@ def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
     bases: list[_Basis | None] = [None] * n
     # what the basis of a placed point is fitted to: its placed neighbours then, and its parent's basis
     fits: list[tuple[list[int], _Basis] | None] = [None] * n
-    neighbours = _neighbours(d, near)
     bases[root] = _Basis(_root_basis(pts, d[root], root, _basis(theta, pitch)).ravel().tolist())
     taken: dict[tuple[int, int], int] = {(0, 0): root}
     placed[root] = True
@@ -315,12 +348,20 @@ def _local_cell(
     return r, c
 
 
-def _neighbours(d: np.ndarray, near: np.ndarray) -> list[list[tuple[float, int]]]:
+def _neighbours(d: np.ndarray, near: np.ndarray) -> _Near:
     """For each point, the points ``near`` it (ascending) with their distances."""
     i, k = np.nonzero(near)
     pairs = list(zip(d[i, k].tolist(), k.tolist(), strict=True))
     ends = np.cumsum(np.count_nonzero(near, axis=1)).tolist()
     return [pairs[start:end] for start, end in zip([0, *ends], ends, strict=False)]
+
+
+def _within(neighbours: _Near, group: np.ndarray) -> _Near:
+    """:func:`_neighbours` of the points ``group`` (ascending indices) among themselves, numbered by their
+    place in ``group``."""
+    members = group.tolist()
+    place = {k: n for n, k in enumerate(members)}
+    return [[(dist, place[k]) for dist, k in neighbours[g] if k in place] for g in members]
 
 
 class _Basis:
@@ -343,14 +384,16 @@ class _Basis:
         return [r / det, c / det]
 
 
-def _largest_group_root(pts: np.ndarray, d: np.ndarray, pitch: float, usable: np.ndarray) -> int:
+def _largest_group_root(
+    pts: np.ndarray, d: np.ndarray, pitch: float, usable: np.ndarray, neighbours: _Near
+) -> int:
     """The tree's root: in the largest group of usable points (the most constrained geometry, which the
     other groups are then joined to rather than it to them), the point with the most side or diagonal
     neighbours, then the one nearest the group's middle."""
     left = usable.copy()
     best = np.zeros(0, np.int64)
     while left.any():
-        group = _group(d, int(np.flatnonzero(left)[0]), left, 2.3 * pitch)
+        group = _group(neighbours, int(np.flatnonzero(left)[0]), left)
         left[group] = False
         if len(group) > len(best):
             best = group
@@ -416,6 +459,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     theta: float,
     pitch: float,
     usable: np.ndarray,
+    neighbours: _Near,
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Give the points of other groups cells, nearest group first, each grown from its own root and
@@ -428,13 +472,14 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         rest, done = np.nonzero(pending)[0], np.nonzero(placed)[0]
         # the pending point nearest to a placed one starts the next group
         j = int(rest[np.argmin(d[np.ix_(rest, done)].min(axis=1))])
-        group = _group(d, j, pending, 2.3 * pitch)
+        group = _group(neighbours, j, pending)
         far = float(d[np.ix_(group, done)].min()) > FAR * pitch
         # a group next to the placed points is grown from the point closest to them: the join is decided
         # where it touches them (a far group is fitted whole, grown from its best-connected point)
         start = int(np.searchsorted(group, j))
         root = None if far else start
-        sub_cells, sub_placed = _grow(pts[group], d[np.ix_(group, group)], theta, pitch, usable[group], root)
+        sub = (pts[group], d[np.ix_(group, group)], theta, pitch, usable[group], _within(neighbours, group))
+        sub_cells, sub_placed = _grow(*sub, root)
         mine = sub_cells[sub_placed]
         frac = _predict(pts, cells, placed, group[sub_placed], pitch, maps) - mine
         # across a wide gap (a hand between two parts of the layout) the map is extrapolated far: the
@@ -511,13 +556,13 @@ def _predict(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     return apply_homography(np.linalg.inv(h), pts[which])
 
 
-def _group(d: np.ndarray, start: int, allowed: np.ndarray, reach: float) -> np.ndarray:
-    """Indices connected to ``start`` through allowed points closer than ``reach`` to each other."""
-    seen = np.zeros(len(d), bool)
-    seen[start] = True
-    frontier = np.array([start])
-    while len(frontier):
-        reached = (d[frontier] < reach).any(axis=0) & allowed & ~seen
-        seen |= reached
-        frontier = np.flatnonzero(reached)
-    return np.flatnonzero(seen)
+def _group(neighbours: _Near, start: int, allowed: np.ndarray) -> np.ndarray:
+    """Indices (ascending) connected to ``start`` through allowed points, each a neighbour of the last
+    (:func:`_neighbours`)."""
+    ok = allowed.tolist()
+    seen = {start}
+    frontier = seen
+    while frontier:
+        frontier = {k for i in frontier for _, k in neighbours[i] if ok[k]} - seen
+        seen |= frontier
+    return np.array(sorted(seen), np.intp)

@@ -193,18 +193,22 @@ def _local_misfits(
     src[:, len(cells) :] += np.array(shifts)[:, None, :]  # whole numbers: exact
     dst = np.concatenate([pts, group_pts]).astype(np.float64)
     s, s_mid, s_scale = _normalised(src)
-    d = np.broadcast_to(_normalised(dst[None])[0], s.shape)
-    x, y, u, v = s[..., 0], s[..., 1], d[..., 0], d[..., 1]
-    one, zero = np.ones_like(x), np.zeros_like(x)
-    rows = np.concatenate(
-        [
-            np.stack([x, y, one, zero, zero, zero, -u * x, -u * y, -u], axis=-1),
-            np.stack([zero, zero, zero, x, y, one, -v * x, -v * y, -v], axis=-1),
-        ],
-        axis=1,
-    )  # (K, 2N, 9)
+    d = _normalised(dst[None])[0][0]  # (N, 2), the same for every shift
+    k, n = s.shape[:2]
+    # the rows (K, 2N, 9) of the direct linear transform: (x, y, 1, 0, 0, 0, -ux, -uy, -u) for each point,
+    # then (0, 0, 0, x, y, 1, -vx, -vy, -v), written into place rather than stacked from columns
+    rows = np.zeros((k, 2 * n, 9))
+    first, second = rows[:, :n], rows[:, n:]
+    first[..., :2] = second[..., 3:5] = s
+    first[..., 2] = second[..., 5] = 1.0
+    first[..., 6:8] = -d[:, :1] * s
+    second[..., 6:8] = -d[:, 1:] * s
+    first[..., 8] = -d[:, 0]
+    second[..., 8] = -d[:, 1]
     h = np.linalg.svd(rows, full_matrices=False)[2][:, -1].reshape(-1, 3, 3)
-    back = np.concatenate([d, one[..., None]], axis=-1) @ np.transpose(np.linalg.inv(h), (0, 2, 1))
+    seen = np.ones((k, n, 3))
+    seen[..., :2] = d
+    back = seen @ np.transpose(np.linalg.inv(h), (0, 2, 1))
     cells_back = back[..., :2] / back[..., 2:] / s_scale + s_mid
     return [float(m) for m in np.abs(cells_back - src).max(axis=(1, 2))]
 

@@ -97,6 +97,10 @@ def test_run_sums_are_opencvs_component_statistics() -> None:
     box = np.stack([left, top, right - left + 1, bottom - top + 1], axis=1)
     assert np.array_equal(box[1:], stats[1:, :4])
     runs = _Runs.of(labels)
+    # read off the mask instead of the labels: the same runs
+    masked = _Runs.of(labels, paint)
+    for field in ("label", "row", "first", "last"):
+        assert np.array_equal(getattr(runs, field), getattr(masked, field))
     sums = runs.sums(runs.label, n)
     assert np.array_equal(sums[1:, [1, 0]] / area[1:, None], centroids[1:])
     rows, cols = np.nonzero(np.ones_like(labels, bool))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.geometry import apply_homography, fit_homography, median, spread
+from vision.geometry import apply_homography, fit_homography, median, quantile, spread
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 40, 71])
@@ -27,6 +27,26 @@ def test_median_of_a_column_with_nan_is_nan_and_other_types_go_to_numpy() -> Non
     assert math.isnan(got[0]) and got[1] == 3.0
     small = np.array([1, 2, 3, 4], np.float32) / np.float32(3)
     assert median(small).dtype == np.median(small).dtype and median(small) == np.median(small)
+
+
+@pytest.mark.parametrize("n", [2, 3, 8, 9, 40, 71])
+def test_quantile_is_numpys_to_the_last_bit(n: int) -> None:
+    rng = np.random.default_rng(n)
+    for q in (0.25, 0.1, 0.5, 0.9, float(rng.random())):
+        spaced, whole = rng.normal(size=n) * 1e3, np.round(rng.normal(size=n) * 3)  # ties, repeats
+        for values in (spaced, whole, np.abs(spaced)):
+            assert quantile(values, q) == float(np.quantile(values, q))
+        far = np.abs(rng.normal(size=n))
+        far[rng.integers(0, n, size=max(n // 3, 1))] = np.inf  # points with no neighbour
+        with np.errstate(invalid="ignore"):  # NumPy warns where it weighs inf against inf
+            got, want = quantile(far, q), float(np.quantile(far, q))
+        assert got == want or (math.isnan(got) and math.isnan(want))
+
+
+def test_quantile_with_nan_is_nan_and_the_ends_go_to_numpy() -> None:
+    assert math.isnan(quantile(np.array([1.0, math.nan, 3.0]), 0.25))
+    values = np.array([4.0, 1.0, 3.0])
+    assert quantile(values, 0.0) == 1.0 and quantile(values, 1.0) == 4.0
 
 
 def test_spread_is_the_covariances_smaller_axis() -> None:
