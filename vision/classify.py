@@ -2,7 +2,7 @@
 
 Both are nearest-prototype decisions with a soft-max confidence: a tile halfway between two prototypes
 gets 0.5, one far from every prototype gets a low *fit* as well (something that is not a tile, or a tile
-seen badly). Shapes are compared by outline descriptor (:func:`vision.features.outline`), each feature
+seen badly). Shapes are compared by outline descriptor (:func:`vision.outline.outline`), each feature
 in its prototype's own spread, and by how far the outline is from a fourfold symmetry (a leaning cube's
 side face, a symbol smeared by other paint: a poor fit, never another shape); calibrated, under the
 spreads learned under the calibration photo's light, with each tile's own noise in the confidence
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from table import tileset
-from vision.features import Measurements, asymmetry, outline
+from vision.features import Measurements
+from vision.outline import asymmetry, outline
 from vision.prototypes import (
     LIGHTNESS_WEIGHT,
     OPEN,
@@ -47,7 +48,7 @@ from vision.shields import (
 #: How clearly (in shape spreads, summed over the frame's tiles) the tiles must vote for the frame's
 #: "up" parity before a shape whose name depends on it (Herkle's fess and pale) is named.
 PARITY_VOTE = 2.0
-#: The spread of an outline's departure from a fourfold symmetry (:func:`vision.features.asymmetry`):
+#: The spread of an outline's departure from a fourfold symmetry (:func:`vision.outline.asymmetry`):
 #: whole symbols stay within about one (0.03 on the real Connect photos, 0.08 on rendered tilted
 #: cubes); a squashed side face or a symbol with other paint run into it reaches four to ten. It adds
 #: to every shape's distance alike, so it lowers the fit, not the choice.
@@ -155,7 +156,7 @@ def _named_under_light(m: Measurements, prototypes: Prototypes) -> tuple[np.ndar
     narrower (a starburst's eightfold harmonic, whose spread holds every printing, is what this camera
     shows of it). The call is made under that scatter. A tile can be noisier than the photo's were (fewer
     levels of light on it, a smudge): what its profile holds beyond a symbol's harmonics
-    (:func:`vision.features.asymmetry`, twelve real Fourier coefficients) measures its own noise, about
+    (:func:`vision.outline.asymmetry`, twelve real Fourier coefficients) measures its own noise, about
     ``asymmetry / sqrt(12)`` in each coefficient if the noise is white. The confidence is the lower of the
     call's soft-max probability under the scatter and under the scatter widened by that noise (added in
     quadrature), so a tile whose own noise reaches from one shape to another is uncertain, not a guess.

@@ -28,9 +28,10 @@ import numpy as np
 from table import tileset as edition
 from vision.classify import ASYMMETRY_SPREAD
 from vision.detect import Blobs, find_blobs, strength
-from vision.features import MAX_REACH, Measurements, Presence, asymmetry, measure, presence
+from vision.features import MAX_REACH, Measurements, Presence, measure, presence
 from vision.geometry import local_axes
 from vision.lattice import Lattice, cell_keys, fit_lattice
+from vision.outline import asymmetry
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
 from vision.shield_detect import find_shields

@@ -26,7 +26,8 @@ import cv2
 import numpy as np
 
 from table import Tile, TileSet
-from vision.features import MASK, Measurements, measure, outline
+from vision.features import MASK, Measurements, measure
+from vision.outline import outline
 from vision.patches import PATCH
 
 #: Weight of L* against a* and b* in colour distances (lightness varies most with light and angle).
@@ -39,7 +40,7 @@ LIGHTNESS_WEIGHT = 0.5
 COLOUR_SPREAD = 6.0
 #: Typical distance of a silhouette from its shape's prototype (root-mean-square over the mask, 0..1).
 SHAPE_SPREAD = 0.05
-#: The least spread of each outline feature (:func:`vision.features.outline`): what blur, noise and a
+#: The least spread of each outline feature (:func:`vision.outline.outline`): what blur, noise and a
 #: 32-pixel patch leave of any symbol's descriptor.
 OUTLINE_FLOOR = np.array([0.012, 0.008, 0.008, 0.006])
 #: An outline feature whose spread is this wide says nothing about the shape (a starburst's eightfold
@@ -113,7 +114,7 @@ class Prototypes:
     colour_spread, shape_spread : float
         Distances at which a match is one standard deviation off.
     outlines : dict of str to (4,) ndarray
-        Middle outline descriptor of each shape (:func:`vision.features.outline`). When given (every
+        Middle outline descriptor of each shape (:func:`vision.outline.outline`). When given (every
         edition but Herkle), shapes are named by outline; the silhouettes are then not used.
     outline_spreads : dict of str to (4,) ndarray
         Per shape, the spread of each outline feature.
@@ -472,7 +473,7 @@ def mark_descriptor(hole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     whether a mark is seen at all (N,) bool.
 
     The columns are the mark's own outline's signed fourfold harmonic and the size of its eightfold one
-    (:func:`vision.features.outline` of the hole's profile over its mean).
+    (:func:`vision.outline.outline` of the hole's profile over its mean).
     """
     if len(hole) == 0:
         return np.zeros((0, 2)), np.zeros(0, bool)

@@ -75,7 +75,7 @@ def _harmonic_outline(reach: float, harmonics: tuple[float, float, float], start
 
     ``φ`` is measured from the direction ``start`` (radians, from "up" towards the right), where the
     outline reaches furthest, ``reach`` face units from the centre. These are the harmonics the reader
-    measures (:func:`vision.features.outline`), so a symbol drawn from the ones measured on real tiles
+    measures (:func:`vision.outline.outline`), so a symbol drawn from the ones measured on real tiles
     looks to it as the real one does.
     """
     a4, a8, a12 = harmonics

@@ -1,4 +1,5 @@
-"""vision/features.py: the radial profile and the outline descriptor name the symbols, turned or not."""
+"""vision/features.py: the measurements of a cell's patch (presence, the symbol's centre, its outline) name
+the symbols, turned or not."""
 
 from __future__ import annotations
 
@@ -7,18 +8,8 @@ import pytest
 
 from table import Tile, tileset
 from vision.classify import ASYMMETRY_SPREAD, shape_distance
-from vision.features import (
-    CHUNK,
-    RAYS,
-    _count,
-    _darkest,
-    asymmetry,
-    measure,
-    outline,
-    presence,
-    radial,
-    symbol_centre,
-)
+from vision.features import _count, _darkest, measure, presence, symbol_centre
+from vision.outline import asymmetry
 from vision.patches import PATCH
 from vision.prototypes import default_prototypes
 from vision.render_tiles import BODY, paint_face
@@ -54,40 +45,6 @@ def test_the_default_outlines_name_every_painted_symbol_at_every_quarter_turn(va
     assert named == want
 
 
-def _level_of(mask: np.ndarray) -> np.ndarray:
-    return mask.astype(np.float32)[None]
-
-
-def test_radial_profile_of_a_disc_is_flat_and_a_square_peaks_on_its_diagonals() -> None:
-    u = np.arange(PATCH) - (PATCH - 1) / 2
-    disc = _level_of(np.hypot(u[:, None], u[None, :]) < 10)
-    square = _level_of(np.maximum(np.abs(u)[:, None], np.abs(u)[None, :]) < 9)
-    flat = radial(disc, np.zeros((1, 2)))[0]
-    assert flat.shape == (RAYS,) and np.ptp(flat) < 0.12
-    peaks = radial(square, np.zeros((1, 2)))[0]
-    diagonal, axis = peaks[RAYS // 8], peaks[0]
-    assert diagonal / axis == pytest.approx(np.sqrt(2), rel=0.08)
-    a4_disc, a4_square = outline(flat[None])[0, 0], outline(peaks[None])[0, 0]
-    assert abs(a4_disc) < 0.02 and a4_square < -0.08  # a square's corners lie on the diagonals
-
-
-def test_a_hole_in_the_middle_is_not_the_symbols_edge() -> None:
-    u = np.arange(PATCH) - (PATCH - 1) / 2
-    r = np.hypot(u[:, None], u[None, :])
-    ring = _level_of((r < 11) & (r > 4))  # the colour-blind edition's inner mark
-    profile = radial(ring, np.zeros((1, 2)))[0]
-    assert np.ptp(profile) < 0.12  # still the outer circle
-
-
-def test_many_patches_are_measured_in_chunks_alike() -> None:
-    rng = np.random.default_rng(3)
-    level = rng.random((CHUNK + 7, PATCH, PATCH)).astype(np.float32)
-    offset = rng.normal(0, 0.05, (CHUNK + 7, 2))
-    whole = radial(level, offset)
-    assert whole.shape == (CHUNK + 7, RAYS)
-    assert np.allclose(whole[CHUNK:], radial(level[CHUNK:], offset[CHUNK:]))
-
-
 def test_presence_take_keeps_the_chosen_patches() -> None:
     patches = np.stack([_patch(Tile("red", "circle"), "classic"), np.full((PATCH, PATCH, 3), 30, np.uint8)])
     p = presence(patches)
@@ -116,15 +73,12 @@ def test_paint_past_the_face_does_not_move_the_symbols_centre() -> None:
     assert [names[i] for i in distance.argmin(axis=1)] == ["square", "square"]
 
 
-def test_whole_symbols_are_fourfold_and_a_side_face_is_not() -> None:
+def test_whole_symbols_are_fourfold() -> None:
     tiles = tileset("classic")
     whole = measure(
         np.stack([_patch(Tile("blue", s), "classic", turns=k) for s in tiles.shapes for k in (0, 1)])
     )
     assert (asymmetry(whole.radial) < 1.5 * ASYMMETRY_SPREAD).all()
-    u = np.arange(PATCH) - (PATCH - 1) / 2
-    squashed = _level_of((u[:, None] / 4) ** 2 + (u[None, :] / 11) ** 2 < 1)  # a circle seen edge-on
-    assert asymmetry(radial(squashed, np.zeros((1, 2))))[0] > 5 * ASYMMETRY_SPREAD
 
 
 def test_counts_and_darkest_channels_are_numpys() -> None:

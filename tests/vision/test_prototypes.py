@@ -8,7 +8,8 @@ import pytest
 from table import Tile, tileset
 from table.codec import board_from_json
 from vision import Prototypes, default_prototypes, learn_prototypes, measure_tiles
-from vision.features import Measurements, outline
+from vision.features import Measurements
+from vision.outline import outline
 from vision.prototypes import OUTLINE_FLOOR
 from vision.render import random_scene, render
 

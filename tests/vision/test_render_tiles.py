@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from table import Tile, tileset
-from vision.features import outline, radial
+from vision.outline import outline, radial
 from vision.render_tiles import BODY, INNER_MARKS, PAINT, fill_mask, paint_face, paint_side, symbol_polygons
 
 SIZE = 96

@@ -1,0 +1,54 @@
+"""vision/outline.py: the radial profile of a symbol's paint level, and the descriptors that name its shape
+or tell a whole symbol from a squashed one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classify import ASYMMETRY_SPREAD
+from vision.outline import CHUNK, RAYS, asymmetry, outline, radial
+from vision.patches import PATCH
+
+
+def _level_of(mask: np.ndarray) -> np.ndarray:
+    return mask.astype(np.float32)[None]
+
+
+def test_radial_profile_of_a_disc_is_flat_and_a_square_peaks_on_its_diagonals() -> None:
+    u = np.arange(PATCH) - (PATCH - 1) / 2
+    disc = _level_of(np.hypot(u[:, None], u[None, :]) < 10)
+    square = _level_of(np.maximum(np.abs(u)[:, None], np.abs(u)[None, :]) < 9)
+    flat = radial(disc, np.zeros((1, 2)))[0]
+    assert flat.shape == (RAYS,) and np.ptp(flat) < 0.12
+    peaks = radial(square, np.zeros((1, 2)))[0]
+    diagonal, axis = peaks[RAYS // 8], peaks[0]
+    assert diagonal / axis == pytest.approx(np.sqrt(2), rel=0.08)
+    a4_disc, a4_square = outline(flat[None])[0, 0], outline(peaks[None])[0, 0]
+    assert abs(a4_disc) < 0.02 and a4_square < -0.08  # a square's corners lie on the diagonals
+
+
+def test_a_hole_in_the_middle_is_not_the_symbols_edge() -> None:
+    u = np.arange(PATCH) - (PATCH - 1) / 2
+    r = np.hypot(u[:, None], u[None, :])
+    ring = _level_of((r < 11) & (r > 4))  # the colour-blind edition's inner mark
+    profile = radial(ring, np.zeros((1, 2)))[0]
+    assert np.ptp(profile) < 0.12  # still the outer circle
+
+
+def test_many_patches_are_measured_in_chunks_alike() -> None:
+    rng = np.random.default_rng(3)
+    level = rng.random((CHUNK + 7, PATCH, PATCH)).astype(np.float32)
+    offset = rng.normal(0, 0.05, (CHUNK + 7, 2))
+    whole = radial(level, offset)
+    assert whole.shape == (CHUNK + 7, RAYS)
+    assert np.allclose(whole[CHUNK:], radial(level[CHUNK:], offset[CHUNK:]))
+
+
+def test_a_circle_seen_edge_on_is_not_fourfold() -> None:
+    # a leaning cube's side face: its symbol squashed flat
+    u = np.arange(PATCH) - (PATCH - 1) / 2
+    squashed = _level_of((u[:, None] / 4) ** 2 + (u[None, :] / 11) ** 2 < 1)
+    disc = _level_of(np.hypot(u[:, None], u[None, :]) < 10)
+    assert asymmetry(radial(squashed, np.zeros((1, 2))))[0] > 5 * ASYMMETRY_SPREAD
+    assert asymmetry(radial(disc, np.zeros((1, 2))))[0] < ASYMMETRY_SPREAD

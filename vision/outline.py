@@ -1,0 +1,160 @@
+"""A symbol's outline: its radial profile from the paint level of its patch, and the Fourier descriptors
+that name its shape (:func:`outline`) or say it is no whole symbol (:func:`asymmetry`).
+
+Profiles are measured for all patches at once on an (N, S, S) stack of paint levels (body 0, paint 1;
+:attr:`vision.features.Presence.level`); rays start at a symbol centre given as an offset from the patch
+centre in cells ``(row, col)``, at angles ``2πk/RAYS`` from the grid's column axis turning towards its
+row axis.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from vision.geometry import remap
+
+#: Patches measured per cv2.remap call (it takes images of at most 32767 rows).
+CHUNK = 256
+#: Rays of the radial profile (angles, evenly spaced from the grid's column axis) and samples along each.
+RAYS = 64
+#: How far the rays reach, in cells (a criss-cross's tips come within a few per cent of the face's corner).
+REACH = 0.5
+
+
+def outline(radial_profile: np.ndarray) -> np.ndarray:
+    """A symbol's outline descriptor from its radial profile (:func:`radial`): shape (N, 4) float64.
+
+    The columns are Fourier coefficients of the profile that tell the classic symbols apart whatever the
+    painter's hand: the fourfold harmonic signed by where its peaks lie (positive on the grid's axes, as a
+    diamond's corners or a clover's lobes; negative on the diagonals, as a square's corners or a
+    criss-cross's tips), the eightfold harmonic in the same frame (positive when the peaks are sharper than
+    the valleys, as a diamond's; negative when the valleys are, as between a clover's round lobes), the
+    eightfold harmonic's size (a starburst's eight points) and the twelvefold's (the sharpness of a
+    criss-cross's tips). A tile askew by a few degrees turns the fourfold harmonic's phase; the frame is
+    turned with it before the eightfold one is read.
+    """
+    r = np.asarray(radial_profile, np.float64)
+    a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
+    h4, h8, h12 = (2 * (r * np.exp(-1j * k * a)).mean(axis=1) for k in (4, 8, 12))
+    phase = np.angle(h4)
+    turn = np.where(np.abs(phase) <= np.pi / 2, phase, phase - np.sign(phase) * np.pi)  # peaks' offset x4
+    return np.column_stack(
+        [np.real(h4 * np.exp(-1j * turn)), np.real(h8 * np.exp(-2j * turn)), np.abs(h8), np.abs(h12)]
+    )
+
+
+def asymmetry(radial_profile: np.ndarray) -> np.ndarray:
+    """How far each outline (N,) is from a fourfold symmetry, from its radial profile (:func:`radial`).
+
+    Every symbol of the star-shaped editions looks the same after a quarter turn, so its profile holds
+    only the harmonics 4, 8, 12, ... What the lower others (1, 2, 3, 5, 6, 7) add up to, in fractions of
+    the mean radius, is what is not such a symbol: a leaning cube's side face (a symbol squashed flat),
+    a symbol cut by the frame, a hand or a neighbour's paint run into it, the table through a gap.
+    """
+    r = np.asarray(radial_profile, np.float64)
+    a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
+    odd = np.array([2 * (r * np.exp(-1j * k * a)).mean(axis=1) for k in (1, 2, 3, 5, 6, 7)])
+    return np.asarray(np.sqrt((np.abs(odd) ** 2).sum(axis=0)))
+
+
+def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.ndarray:
+    """The symbol's radial profile: its radius along ``rays`` rays from its centre, over the mean radius.
+
+    Along each ray the paint level is sampled outwards from the centre; whatever lies before the ray is
+    first fully in the paint counts as paint (the colour-blind edition's inner mark is a hole in the
+    symbol, not its edge), and the radius is where the paint first ends, found to a fraction of a pixel as
+    the sum of the running minimum of the clipped level (stray paint beyond a gap is ignored). Every
+    classic symbol is star-shaped about its centre, so the profile is its whole outline.
+
+    Parameters
+    ----------
+    level : ndarray, shape (N, S, S), float32
+        Paint level per patch (body 0, paint 1; :attr:`Presence.level`).
+    offset : ndarray, shape (N, 2)
+        Symbol centre relative to the patch centre, in cells ``(row, col)``.
+
+    Returns
+    -------
+    ndarray, shape (N, rays), float32
+    """
+    return profiles(level, offset, rays=rays)[0]
+
+
+def profiles(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tuple[np.ndarray, np.ndarray]:
+    """The symbol's radial profile (:func:`radial`) and its hole's, from one sampling of the rays.
+
+    The hole's profile is, along each ray, how far from the centre the paint is not yet fully there (the
+    colour-blind edition's inner mark; near zero for a solid symbol), over the symbol's mean radius.
+    Both are (N, rays) float32.
+    """
+    n, s = level.shape[:2]
+    if n > CHUNK:  # cv2.remap takes at most 32767 rows
+        parts = [profiles(level[k : k + CHUNK], offset[k : k + CHUNK], rays=rays) for k in range(0, n, CHUNK)]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    if n == 0:
+        return np.zeros((0, rays), np.float32), np.zeros((0, rays), np.float32)
+    down, across = _rays(s, rays)  # (steps, rays): each sample's offset from the centre, pixels
+    steps = len(down)
+    centre = (s - 1) / 2 + np.asarray(offset, np.float32) * s  # (N, 2) (row, col) pixels
+    # the samples step by step (steps, N·rays), so that the running minima and maxima along the rays
+    # below are a few operations on whole rows: the rays' offsets repeated for each patch, plus its centre
+    # repeated for each ray (whole rows at a time, not a broadcast with rows of one patch's rays)
+    rows = np.tile(down, (1, n))
+    rows += np.repeat(centre[:, 0], rays)
+    np.clip(rows, 0, s - 1, out=rows)
+    rows += np.repeat(np.arange(n, dtype=np.float32) * s, rays)
+    cols = np.tile(across, (1, n))
+    cols += np.repeat(centre[:, 1], rays)
+    np.clip(cols, 0, s - 1, out=cols)
+    stacked = np.ascontiguousarray(level.reshape(n * s, s), dtype=np.float32)
+    v = remap(stacked, rows, cols)
+    np.clip(v, 0.0, 1.0, out=v)
+    # the paint starts where a ray is first fully in it (its edge with a hole is only half paint)
+    full = np.maximum(0.9 * v.max(axis=0), 0.5)
+    waiting = v < full  # (the levels are finite)
+    holed = np.divide(v, full, out=rows)  # the map's memory, no longer needed
+    np.clip(holed, 0.0, 1.0, out=holed)
+    for k in range(1, steps):  # running along the rays, in place
+        np.logical_and(waiting[k - 1], waiting[k], out=waiting[k])
+        np.maximum(holed[k - 1], holed[k], out=holed[k])
+    solid = v  # the levels, 1 before the paint starts
+    np.copyto(solid, np.float32(1.0), where=waiting)
+    for k in range(1, steps):
+        np.minimum(solid[k - 1], solid[k], out=solid[k])
+    r = _ray_sums(solid).reshape(n, rays)
+    hole = _ray_sums(np.subtract(1.0, holed, out=holed)).reshape(n, rays)
+    mean = np.maximum(r.mean(axis=1, keepdims=True), 1e-6)
+    return np.asarray(r / mean, np.float32), np.asarray(hole / mean, np.float32)
+
+
+@functools.cache
+def _rays(s: int, rays: int) -> tuple[np.ndarray, np.ndarray]:
+    """The row and column offsets (steps, rays), float32, of the samples along :func:`profiles`' rays
+    from a symbol's centre, in pixels of an S×S patch: half-pixel steps out to REACH cells."""
+    steps = max(round(REACH * s * 2), 4)
+    t = (np.arange(steps, dtype=np.float32) + 0.5) * (REACH * s / steps)
+    a = np.arange(rays, dtype=np.float32) * np.float32(2 * np.pi / rays)
+    down, across = np.sin(a)[None, :] * t[:, None], np.cos(a)[None, :] * t[:, None]
+    down.flags.writeable = across.flags.writeable = False
+    return down, across
+
+
+def _ray_sums(values: np.ndarray) -> np.ndarray:
+    """The sums (M,) along the first axis of (steps, M) float32 values, each added in the order NumPy's
+    pairwise summation adds a contiguous row of ``steps`` (eight running partial sums, joined pairwise,
+    then the remainder), so the float32 results are those of ``values.T.copy().sum(axis=1)`` without
+    the transposed copy."""
+    steps = len(values)
+    if steps < 8 or steps > 128:  # NumPy adds these rows one by one, or in blocks
+        return np.asarray(np.ascontiguousarray(values.T).sum(axis=1))
+    part = values[:8].copy()
+    whole = steps - steps % 8
+    for k in range(8, whole, 8):
+        part += values[k : k + 8]
+    out = (part[0] + part[1]) + (part[2] + part[3])
+    out += (part[4] + part[5]) + (part[6] + part[7])
+    for k in range(whole, steps):
+        out += values[k]
+    return np.asarray(out)
