@@ -7,7 +7,8 @@ cell from an already placed neighbour, rounding the step between them in the nei
 or more, which multiplies any error of that basis, must also agree with the placed points around it
 (:func:`_long_step`). Separate groups are then joined where the placed points put them, and only where
 that is clear (:mod:`vision.shifts`); one homography through all the points finally predicts where the
-empty cells are.
+empty cells are. Under a steep camera the grid is also fitted with the perspective taken out of the points
+(:mod:`vision.perspective`), and kept where more points fit it.
 
 The lattice's orientation comes from the directions between neighbouring candidates (modulo a quarter
 turn) and its pitch from their spacing; neither is a constant. Points are ``(row, col)`` pixels, cells
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.geometry import apply_homography, fit_homography, local_axes, median, quantile, similarity, spread
+from vision.perspective import estimate_perspective
 from vision.shifts import OFF_GRID, checked_shift, lands_on, near_shift, rigid_shift
 
 #: Without neighbours to measure, a tile is this many times its symbol's extent (classic symbols span
@@ -128,6 +130,40 @@ def fit_lattice(
     if dropped.any():
         d[dropped, :] = np.inf
         d[:, dropped] = np.inf
+    plain = _fitted(pts, d, dropped, diagonal=diagonal, join=join)
+    tilt = estimate_perspective(pts, d.min(axis=1))
+    if tilt is None:
+        return plain
+    # the grid fitted on the points with the camera's perspective taken out wins where more points fit it,
+    # and no smaller a share of the points it places
+    flat = tilt.flatten(pts)
+    e = np.linalg.norm(flat[:, None] - flat[None], axis=2)
+    e[dropped, :] = e[:, dropped] = np.inf
+    np.fill_diagonal(e, np.inf)
+    rectified = _fitted(flat, e, dropped, diagonal=diagonal, join=join, back=tilt.to_image())
+    a, b = _fitting(plain, pts), _fitting(rectified, pts)
+    better = b > a and b * plain.placed.sum() >= a * rectified.placed.sum()
+    return rectified if better else plain
+
+
+def _fitting(lattice: Lattice, pts: np.ndarray) -> int:
+    """How many placed points lie within :data:`~vision.shifts.OFF_GRID` of their cells under the
+    lattice's one homography."""
+    off = np.abs(lattice.cell_of(pts) - lattice.cells).max(axis=1)
+    return int(((off < OFF_GRID) & lattice.placed).sum())
+
+
+def _fitted(
+    pts: np.ndarray,
+    d: np.ndarray,
+    dropped: np.ndarray,
+    *,
+    diagonal: bool,
+    join: bool,
+    back: np.ndarray | None = None,
+) -> Lattice:
+    """The grid through ``pts`` (distances ``d``, without the ``dropped`` fragments); ``back`` takes
+    ``pts`` to the image when they are not in it."""
     pairs = _Pairs.of(d)
     theta, pitch = _orientation(pts, d, pairs)
     if diagonal:
@@ -147,6 +183,8 @@ def fit_lattice(
         h = fitted[0]
     else:
         h = fit_homography(cells[placed].astype(np.float64), pts[placed], tolerance=0.3 * pitch)
+    if back is not None:
+        h = back @ h
     centre = cells[placed].mean(axis=0)
     axes = local_axes(h, centre)
     size = float(np.sqrt(abs(np.linalg.det(axes))))

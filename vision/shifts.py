@@ -73,20 +73,33 @@ def rigid_shift(
     """The shift of a far group by which it and the placed points lie on one grid: for the whole shift
     nearest the prediction ``frac`` and the eight around it, a homography is fitted through all the
     points, and the best shift is kept when every point then lies within RIGID_FIT of its cell while
-    every other shift leaves some point clearly further off: RIGID_OTHER, or twice as far as the best
-    and beyond RIGID_FIT (a grid seen in perspective stays one grid; a group put a cell off does not fit
-    it). A group too small to tell that way is kept only when the prediction falls within FAR_OFF_GRID
-    of a whole shift.
+    every other shift leaves some point clearly further off: RIGID_OTHER, or twice as far as the best and
+    beyond RIGID_FIT, among all the points or among the group's own (the placed points' own scatter, rows
+    drifting across a wide layout, is the same at every shift and can hide how much worse another shift
+    puts the group). A group that no shift fits clearly is kept at the prediction when it falls within
+    FAR_OFF_GRID of a whole shift and no other shift both fits (no point RIGID_OTHER off) and fits better,
+    all the points or the group's own: the grid through everything would contradict the map.
     """
     middle = np.round(median(frac))
     options = [middle + step for step in _AROUND]
-    misfits = _misfits(pts, cells, group_pts, group_cells, options)
-    order = np.argsort(misfits)
-    best, other = misfits[order[0]], misfits[order[1]]
-    if best <= RIGID_FIT and (other >= RIGID_OTHER or other >= max(RIGID_FIT, 2 * best)):
-        return np.asarray(options[order[0]], np.int64)
+    every, own = _misfits(pts, cells, group_pts, group_cells, options)
+    order = np.argsort(every)
+    best = order[0]
+    if every[best] <= RIGID_FIT and all(
+        every[k] >= RIGID_OTHER
+        or every[k] >= max(RIGID_FIT, 2 * every[best])
+        or own[k] >= max(RIGID_FIT, 2 * own[best])
+        for k in order[1:]
+    ):
+        return np.asarray(options[best], np.int64)
+    here = _STEPS.index((0, 0))
+    rivals = [
+        k
+        for k in range(len(options))
+        if k != here and every[k] < RIGID_OTHER and (every[k] < every[here] or own[k] < own[here])
+    ]
     off = median(frac) - middle
-    return np.asarray(middle, np.int64) if np.abs(off).max() <= FAR_OFF_GRID else None
+    return np.asarray(middle, np.int64) if np.abs(off).max() <= FAR_OFF_GRID and not rivals else None
 
 
 def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
@@ -162,16 +175,19 @@ def _misfits(
     group_pts: np.ndarray,
     group_cells: np.ndarray,
     shifts: list[np.ndarray],
-) -> list[float]:
+) -> tuple[list[float], list[float]]:
     """For each shift of a group: the largest distance (cells) of any point from its cell under the
-    homography fitted through the placed points and the group so shifted."""
+    homography fitted through the placed points and the group so shifted, and the same among the group's
+    own points."""
     dst = np.concatenate([pts, group_pts])
-    out = []
+    every, own = [], []
     for shift in shifts:
         src = np.concatenate([cells, group_cells + shift]).astype(np.float64)
         h = fit_homography(src, dst)
-        out.append(float(np.abs(apply_homography(np.linalg.inv(h), dst) - src).max()))
-    return out
+        off = np.abs(apply_homography(np.linalg.inv(h), dst) - src).max(axis=1)
+        every.append(float(off.max()))
+        own.append(float(off[len(pts) :].max()))
+    return every, own
 
 
 def _local_misfits(
@@ -187,7 +203,7 @@ def _local_misfits(
     :func:`_misfits`."""
     every = np.concatenate([cells, group_cells])
     if len(shifts) == 0 or len(every) < 6 or spread(every) < 1.0:
-        return _misfits(pts, cells, group_pts, group_cells, shifts)
+        return _misfits(pts, cells, group_pts, group_cells, shifts)[0]
     src = np.empty((len(shifts), len(every), 2))
     src[:] = every
     src[:, len(cells) :] += np.array(shifts)[:, None, :]  # whole numbers: exact

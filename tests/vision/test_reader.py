@@ -194,18 +194,14 @@ def test_a_registration_the_read_tiles_contradict_too_often_is_refused() -> None
     assert reader._register(located, _named(mostly), known) == (0, (0, 0), 4)  # type: ignore[arg-type]
 
 
-def test_a_part_misregistered_on_a_few_start_tiles_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    # a camera tilted 22°: read tiles, misread in places, line up with a few start tiles under a wrong
-    # shift while contradicting others; the registration must find more than twice as many start tiles
-    # as it contradicts, and refuses that one (one extra tile is read either way)
+def test_a_tilted_connect_frame_registers_whole_on_its_start_tiles() -> None:
+    # a camera tilted 22°: with one pitch for the whole grid, a part of this frame lined up with a few
+    # start tiles under a wrong shift while contradicting others (the registration's agreement rule,
+    # tested above on its own, refused it, and its tiles went unread); with the perspective taken
+    # out of the grid (vision.perspective) every part registers
     scene = random_scene(seed=1163859351, variant="connect", size=(768, 1024))
     out = render(scene)
     reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
     tally = score_frame(reading, out.truth, layout=scene.layout, where="render")
     assert tally.wrong == 0 and tally.extra <= 1
-    assert tally.right >= tally.tiles - 8, tally.summary()
-    monkeypatch.setattr(reader, "AGREEMENT", 1)
-    loose = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
-    worse = score_frame(loose, out.truth, layout=scene.layout, where="render")
-    silent = tally.wrong + tally.extra
-    assert worse.wrong + worse.extra > silent + 2 and worse.right < tally.right, worse.summary()
+    assert tally.right >= tally.tiles - 1, tally.summary()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.geometry import apply_homography
-from vision.shifts import checked_shift, near_shift
+from vision.shifts import checked_shift, near_shift, rigid_shift
 
 
 def _points(cells: list[tuple[float, float]], *, angle: float, pitch: float, skew: float = 0.0) -> np.ndarray:
@@ -64,3 +64,45 @@ def test_a_group_half_a_cell_off_joins_on_the_side_it_touches_or_not_at_all() ->
     assert _listed(near_shift(frac, own, touching_left)) == [0, 2]
     apart = {(5, 9)}  # nothing on either side: halfway is a guess
     assert near_shift(frac, own, apart) is None
+
+
+_BLOCK = [(r, c) for r in range(5) for c in range(5)]
+
+
+def _seen(cells: list[tuple[int, int]], drift: float) -> np.ndarray:
+    """Image points of ``cells`` seen a little turned and in perspective, each row pushed sideways by up
+    to ``drift`` of a cell (rows drifting as hands push them)."""
+    c = np.array(cells, np.float64)
+    p = apply_homography(np.array([[40.0, 3, 300], [-3, 40, 200], [0.0002, 0.0, 1]]), c)
+    p[:, 1] += 40 * drift * np.sin(1.7 * c[:, 0])
+    return p
+
+
+def _far_group(drift: float, group: list[tuple[int, int]], first: tuple[int, int]) -> tuple[np.ndarray, ...]:
+    """The placed 5×5 block (rows drifting by ``drift``), and a far group (its own cells ``group``) whose
+    cell (0, 0) lies on the block's cell ``first``."""
+    placed = _seen(_BLOCK, drift)
+    seen = _seen([(r + first[0], c + first[1]) for r, c in group], 0.0)
+    return placed, np.array(_BLOCK), seen, np.array(group)
+
+
+def test_a_far_group_fitting_cleanly_beyond_drifting_rows_joins() -> None:
+    # the block's own scatter (a sixth of a cell) is the same at every shift: every point lies within
+    # 0.14 of its cell at the true shift, 0.28 at the next, not twice as far; the group's own points
+    # lie within 0.01 at the true shift and 0.23 or more at any other
+    group = [(r, c) for r in range(3) for c in range(2)]
+    pts, cells, group_pts, group_cells = _far_group(0.16, group, (1, 7))
+    frac = np.array([1.3, 7.3]) + np.zeros((6, 2))  # the map extrapolated a third of a cell off
+    shift = rigid_shift(pts, cells, group_pts, group_cells, frac)
+    assert shift is not None and shift.tolist() == [1, 7]
+
+
+@pytest.mark.parametrize("step", [(0, 1), (0, -1), (1, 0), (-1, 0)])
+def test_a_prediction_near_a_whole_shift_gives_way_where_another_shift_fits_the_group_better(
+    step: tuple[int, int],
+) -> None:
+    # a column of three tiles four columns beyond the block: no shift fits clearly, and the map puts
+    # it a tenth of a cell from the wrong one: better missed than put a cell off
+    pts, cells, group_pts, group_cells = _far_group(0.14, [(0, 0), (1, 0), (2, 0)], (1, 8))
+    frac = np.array([1.1 + step[0], 8.1 + step[1]]) + np.zeros((3, 2))
+    assert rigid_shift(pts, cells, group_pts, group_cells, frac) is None

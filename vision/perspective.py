@@ -1,0 +1,105 @@
+"""A steep camera's perspective, found from how the spacing of the symbols changes across the image, and
+taken out of their positions before the grid is fitted (:func:`vision.lattice.fit_lattice`).
+
+Under a camera tilted 35° the tiles on the near side of a layout can be twice the size of those on the
+far side: no one pitch fits them all, and a spanning tree grown with the pitch of the middle takes the
+far steps for half-steps. The projective part of the table's homography is estimated here from the
+points alone, so that the grid can be fitted where the tiles are all of one size again. Points are
+``(row, col)`` pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: A perspective this strong (the spacing changing by this factor across the points) is taken out before
+#: the grid is fitted: the tree's local bases follow a change of a fifth, not more.
+STRENGTH = 1.3
+#: Fewer spacings than this cannot tell a trend across the image from gaps and diagonal neighbours.
+MIN_POINTS = 12
+
+
+@dataclass(frozen=True)
+class Perspective:
+    """The projective part of the table's homography about the points' middle: a table point ``u``
+    (relative to ``middle``) is seen at ``u / (1 + g·u)``.
+
+    Attributes
+    ----------
+    middle : ndarray, shape (2,)
+        The points' mean, ``(row, col)`` pixels; it stays where it is.
+    g : ndarray, shape (2,)
+        Per pixel, along rows and columns.
+    """
+
+    middle: np.ndarray
+    g: np.ndarray
+
+    def flatten(self, points: np.ndarray) -> np.ndarray:
+        """The points as the table would show them without the perspective, shape (N, 2)."""
+        x = np.asarray(points, np.float64) - self.middle
+        return np.asarray(x / (1 - x @ self.g)[:, None] + self.middle)
+
+    def to_image(self) -> np.ndarray:
+        """The homography from flattened points to the image, 3×3 (homogeneous ``(row, col, 1)``)."""
+        there, back, projective = np.eye(3), np.eye(3), np.eye(3)
+        there[:2, 2], back[:2, 2] = self.middle, -self.middle
+        projective[2, :2] = self.g
+        return there @ projective @ back
+
+
+def estimate_perspective(
+    points: np.ndarray, nearest: np.ndarray, *, strength: float = STRENGTH, min_points: int = MIN_POINTS
+) -> Perspective | None:
+    """The perspective of the plane the points lie on, from how their spacing changes across the image.
+
+    Under the projective map of :class:`Perspective` the linear scale at image point ``x`` goes as
+    ``(1 - g·(x - middle))^(3/2)``, so each point's nearest-neighbour distance to the power 2/3 is linear in
+    its position. The line is fitted robustly (a nearest neighbour can be a diagonal one, or one across a
+    gap), three times trimming points beyond 2.5 robust deviations.
+
+    Parameters
+    ----------
+    points : ndarray, shape (N, 2), float
+        Symbol centres, ``(row, col)`` pixels.
+    nearest : ndarray, shape (N,), float
+        Each point's distance to its nearest neighbour in pixels; ``inf`` for points to leave out.
+    strength : float
+        Only a perspective under which the spacing changes by more than this factor across the points is
+        returned.
+    min_points : int
+        Fewer usable points than this (or half as many left after trimming) estimate nothing.
+
+    Returns
+    -------
+    Perspective or None
+        None when the perspective is weaker than ``strength`` or cannot be estimated.
+    """
+    pts = np.asarray(points, np.float64)
+    near = np.asarray(nearest, np.float64)
+    if pts.ndim != 2 or pts.shape[1] != 2 or near.shape != (len(pts),):
+        raise ValueError(f"points must be (N, 2) and nearest (N,), got {pts.shape} and {near.shape}")
+    ok = np.isfinite(near)
+    if ok.sum() < min_points:
+        return None
+    middle = pts[ok].mean(axis=0)
+    x = pts[ok] - middle
+    y = near[ok] ** (2 / 3)
+    a = np.column_stack([np.ones(len(x)), x])
+    keep = np.ones(len(x), bool)
+    for _ in range(3):
+        coef, *_ = np.linalg.lstsq(a[keep], y[keep], rcond=None)
+        res = y - a @ coef
+        mad = float(np.median(np.abs(res[keep]))) * 1.4826 + 1e-9
+        keep = np.abs(res) < 2.5 * mad
+        if keep.sum() < min_points // 2:
+            return None
+    if coef[0] <= 0:
+        return None
+    g = -coef[1:] / coef[0]
+    fitted = 1 - x @ g
+    if fitted.min() <= 0 or (fitted.max() / fitted.min()) ** 1.5 < strength:
+        return None
+    return Perspective(middle, g)
