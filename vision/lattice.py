@@ -3,12 +3,11 @@
 Tiles pushed together by hand keep a regular spacing locally but drift over a long line, sit a few
 degrees askew, and come in separate groups. So cells are assigned *locally*: each candidate takes its
 cell from an already placed neighbour, rounding the step between them in the neighbour's own local basis
-(a spanning tree grown shortest step first, in the largest group of candidates). A step of two cells
-or more, which multiplies any error of that basis, must also agree with the placed points around it
-(:func:`_long_step`). Separate groups are then joined where the placed points put them, and only where
-that is clear (:mod:`vision.shifts`); one homography through all the points finally predicts where the
-empty cells are. Under a steep camera the grid is also fitted with the perspective taken out of the points
-(:mod:`vision.perspective`), and kept where more points fit it.
+(a spanning tree grown shortest step first, in the largest group of candidates:
+:mod:`vision.spanning_tree`). Separate groups are then joined where the placed points put them, and only
+where that is clear (:mod:`vision.shifts`); one homography through all the points finally predicts where
+the empty cells are. Under a steep camera the grid is also fitted with the perspective taken out of the
+points (:mod:`vision.perspective`), and kept where more points fit it.
 
 The lattice's orientation comes from the directions between neighbouring candidates (modulo a quarter
 turn) and its pitch from their spacing; neither is a constant. Points are ``(row, col)`` pixels, cells
@@ -17,7 +16,6 @@ turn) and its pitch from their spacing; neither is a constant. Points are ``(row
 
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass
 
@@ -26,6 +24,7 @@ import numpy as np
 from vision.geometry import apply_homography, fit_homography, local_axes, median, quantile, similarity, spread
 from vision.perspective import estimate_perspective
 from vision.shifts import OFF_GRID, checked_shift, lands_on, near_shift, rigid_shift
+from vision.spanning_tree import NEIGHBOURS, Near, grow, rotated_basis
 
 #: Without neighbours to measure, a tile is this many times its symbol's extent (classic symbols span
 #: 0.55..0.9 of the face).
@@ -38,14 +37,6 @@ FAR = 3.0
 #: A far group of fewer points is left out: one or two tiles fit a grid extrapolated that far at some
 #: whole shift by chance (under a steep camera, rendered Connect boards show it).
 FAR_GROUP = 3
-#: A tree step of two cells or more measured this much shorter (cells) leaves the cells between too little
-#: room for their tiles: it may as well be one cell less and a gap (tiles never overlap).
-ROOM = 0.2
-#: How many placed points nearest to a new group (or to a point a long tree step reaches) place it.
-NEIGHBOURS = 12
-
-#: Per point, its neighbours closer than 2.3 pitches: (distance, index) pairs by ascending index.
-_Near = list[list[tuple[float, int]]]
 
 
 @dataclass(frozen=True)
@@ -173,7 +164,7 @@ def _fitted(
     # the close pairs the trees step along and the groups are made of, listed once for every group
     near = _neighbours(d, d < 2.3 * pitch)
     root = _largest_group_root(pts, d, pitch, ~dropped, near)
-    cells, placed = _grow(pts, d, theta, pitch, ~dropped, near, root)
+    cells, placed = grow(pts, d, theta, pitch, ~dropped, near, root)
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
     if join:
         cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped, near, maps)
@@ -241,7 +232,7 @@ def _orientation(pts: np.ndarray, d: np.ndarray, pairs: _Pairs) -> tuple[float, 
 
 
 def _refine_pitch(pts: np.ndarray, pairs: _Pairs, theta: float, pitch: float) -> float:
-    unturn = np.linalg.inv(_basis(theta, 1.0)).T  # image steps to lattice steps of one pixel
+    unturn = np.linalg.inv(rotated_basis(theta, 1.0)).T  # image steps to lattice steps of one pixel
     for _ in range(3):
         i, j = pairs.closer(2.6 * pitch)
         if len(i) == 0:
@@ -255,138 +246,7 @@ def _refine_pitch(pts: np.ndarray, pairs: _Pairs, theta: float, pitch: float) ->
     return pitch
 
 
-def _basis(theta: float, pitch: float) -> np.ndarray:
-    """The image steps (columns: one row down, one column right) of a lattice turned ``theta``, 2×2."""
-    c, s = math.cos(theta), math.sin(theta)
-    return pitch * np.array([[c, s], [-s, c]])
-
-
-def _grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
-    pts: np.ndarray,
-    d: np.ndarray,
-    theta: float,
-    pitch: float,
-    usable: np.ndarray,
-    neighbours: _Near,
-    root: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Cells by a spanning tree over the close pairs ``neighbours`` (:func:`_neighbours`, those closer than
-    2.3 pitches), grown from ``root`` (default: the best-connected point).
-
-    Each placed point carries its own local basis (the image steps of one row and one column there),
-    refitted to its placed neighbours: under a tilted camera the pitch and the axes change across the
-    picture, and a basis that follows them keeps every step's rounding local. A point's basis is fitted
-    when it first places another (to the neighbours placed when it was placed): many never do. The
-    tree's state is kept in Python lists (a few dozen points: NumPy's per-call cost would dominate); the
-    products whose rounding matters stay NumPy's (:class:`_Basis`).
-    """
-    n = len(pts)
-    if root is None:
-        # the point with the most side or diagonal neighbours, then the one nearest the middle
-        close = (d < 1.6 * pitch).sum(axis=1)
-        middle = np.linalg.norm(pts - median(pts), axis=1)
-        root = int(np.lexsort((middle, -close, ~usable))[0])
-    xy: list[list[float]] = pts.tolist()
-    cells: list[tuple[int, int]] = [(0, 0)] * n
-    placed = [False] * n
-    bases: list[_Basis | None] = [None] * n
-    # what the basis of a placed point is fitted to: its placed neighbours then, and its parent's basis
-    fits: list[tuple[list[int], _Basis] | None] = [None] * n
-    bases[root] = _Basis(_root_basis(pts, d[root], root, _basis(theta, pitch)).ravel().tolist())
-    taken: dict[tuple[int, int], int] = {(0, 0): root}
-    placed[root] = True
-    order = [root]  # the placed points
-    doubtful: set[int] = set()  # points a long step left for lack of room: only a short one places them
-    heap = [(dist, root, k) for dist, k in neighbours[root]]
-    heapq.heapify(heap)
-    while heap:
-        _, i, j = heapq.heappop(heap)
-        if placed[j]:
-            continue
-        parent = bases[i]
-        if parent is None:
-            fit = fits[i]
-            assert fit is not None
-            parent = bases[i] = _local_basis(xy, cells, fit[0], i, fit[1])
-        fr, fc = parent.solve(xy[j][0] - xy[i][0], xy[j][1] - xy[i][1])
-        sr, sc = round(fr), round(fc)  # to even, as np.round
-        if max(abs(fr - sr), abs(fc - sc)) > OFF_GRID:
-            continue
-        cell = (cells[i][0] + sr, cells[i][1] + sc)
-        if cell in taken or sr == sc == 0:
-            continue
-        if max(abs(sr), abs(sc)) > 1:
-            if j in doubtful:
-                continue
-            checked = _long_step(pts, d[j], cells, order, j, cell, (fr, fc))
-            if checked is None:
-                doubtful.add(j)  # another long step would measure the same gap
-                continue
-            if checked in taken:
-                continue
-            cell = checked
-        cells[j] = cell
-        placed[j] = True
-        taken[cell] = j
-        order.append(j)
-        fits[j] = ([x for _, x in neighbours[j] if placed[x] and x != j], parent)
-        for dist, k in neighbours[j]:
-            if not placed[k]:
-                heapq.heappush(heap, (dist, j, k))
-    return np.array(cells, np.int64).reshape(n, 2), np.array(placed, bool)
-
-
-def _long_step(  # noqa: PLR0917 (the tree's state, passed along as it is)
-    pts: np.ndarray,
-    dist: np.ndarray,
-    cells: list[tuple[int, int]],
-    order: list[int],
-    j: int,
-    cell: tuple[int, int],
-    step: tuple[float, float],
-) -> tuple[int, int] | None:
-    """The cell of point ``j`` (its distances ``dist``) reached by a tree step of more than one cell
-    (``step``, fractional cells in the parent's basis, rounded to ``cell``), or None where it is not to be
-    trusted.
-
-    A long step multiplies any error of the parent's basis: under a steep camera the rows' spacing
-    shrinks across the picture, drifting rows shear it. So where the placed points around ``j`` clearly
-    put it on another cell (:func:`_local_cell`), theirs is taken. And a step measured more than ROOM
-    short of its whole cells leaves too little room between for the tiles it skips (tiles never
-    overlap): one cell less and a gap is as likely, and the point is left for a short step or a group.
-    """
-    local = _local_cell(pts, dist, cells, order, j)
-    if local is not None and local != cell:
-        return local
-    return None if any(abs(f) < abs(round(f)) - ROOM for f in step) else cell
-
-
-def _local_cell(
-    pts: np.ndarray, dist: np.ndarray, cells: list[tuple[int, int]], order: list[int], j: int
-) -> tuple[int, int] | None:
-    """The cell an affine map fitted through the NEIGHBOURS placed points nearest to point ``j`` (its
-    distances ``dist``) puts ``j`` on, where that is clear (within OFF_GRID); None where those points lie on
-    one line or ``j`` lies further from any cell."""
-    near = np.array(order)[np.argsort(dist[order], kind="stable")[:NEIGHBOURS]]
-    if len(near) < 3:
-        return None
-    src = np.array([cells[k] for k in near], np.float64)
-    mid_src, mid_dst = src.mean(axis=0), pts[near].mean(axis=0)
-    src -= mid_src
-    normal = src.T @ src
-    det = normal[0, 0] * normal[1, 1] - normal[0, 1] * normal[1, 0]
-    if det < 1e-9 * (normal[0, 0] + normal[1, 1]) ** 2:
-        return None  # the placed points lie on one line
-    # least squares: image step = m @ cell step (m: the two columns of image steps per row and column)
-    m = _solve(normal, src.T @ (pts[near] - mid_dst)).T
-    frac = _solve(m, pts[j] - mid_dst) + mid_src
-    r, c = round(float(frac[0])), round(float(frac[1]))
-    if max(abs(frac[0] - r), abs(frac[1] - c)) > OFF_GRID:
-        return None
-    return r, c
-
-
-def _neighbours(d: np.ndarray, near: np.ndarray) -> _Near:
+def _neighbours(d: np.ndarray, near: np.ndarray) -> Near:
     """For each point, the points ``near`` it (ascending) with their distances."""
     i, k = np.nonzero(near)
     pairs = list(zip(d[i, k].tolist(), k.tolist(), strict=True))
@@ -394,7 +254,7 @@ def _neighbours(d: np.ndarray, near: np.ndarray) -> _Near:
     return [pairs[start:end] for start, end in zip([0, *ends], ends, strict=False)]
 
 
-def _within(neighbours: _Near, group: np.ndarray) -> _Near:
+def _within(neighbours: Near, group: np.ndarray) -> Near:
     """:func:`_neighbours` of the points ``group`` (ascending indices) among themselves, numbered by their
     place in ``group``."""
     members = group.tolist()
@@ -402,28 +262,8 @@ def _within(neighbours: _Near, group: np.ndarray) -> _Near:
     return [[(dist, place[k]) for dist, k in neighbours[g] if k in place] for g in members]
 
 
-class _Basis:
-    """A local basis (the image steps of one row and one column, 2×2, row-major ``flat``) and the steps
-    it solves: ``m⁻¹ v`` in the closed form of :func:`_solve` (the adjugate's product is NumPy's, whose
-    fused multiply-adds a plain Python form would not reproduce)."""
-
-    __slots__ = ("adjugate", "flat")
-
-    def __init__(self, flat: list[float]) -> None:
-        self.flat = flat
-        self.adjugate: tuple[np.ndarray, float] | None = None  # made when first used (a leaf never is)
-
-    def solve(self, dr: float, dc: float) -> list[float]:
-        if self.adjugate is None:
-            a, b, c, e = self.flat
-            self.adjugate = (np.array([[e, -b], [-c, a]]), a * e - b * c)
-        m, det = self.adjugate
-        r, c = (m @ np.array([dr, dc])).tolist()
-        return [r / det, c / det]
-
-
 def _largest_group_root(
-    pts: np.ndarray, d: np.ndarray, pitch: float, usable: np.ndarray, neighbours: _Near
+    pts: np.ndarray, d: np.ndarray, pitch: float, usable: np.ndarray, neighbours: Near
 ) -> int:
     """The tree's root: in the largest group of usable points (the most constrained geometry, which the
     other groups are then joined to rather than it to them), the point with the most side or diagonal
@@ -440,55 +280,6 @@ def _largest_group_root(
     return int(best[np.lexsort((middle, -close))[0]])
 
 
-def _root_basis(pts: np.ndarray, dist: np.ndarray, root: int, basis: np.ndarray) -> np.ndarray:
-    """The root's own basis, fitted to the steps to its side neighbours (those within a third of a cell
-    of one cell away under the lattice's global ``basis``): the tree starts in the local scale."""
-    near = np.nonzero(dist < 1.3 * np.linalg.norm(basis, axis=0).max())[0]
-    steps = pts[near] - pts[root]
-    frac = _solve(basis, steps.T).T
-    whole = np.round(frac)
-    side = (np.abs(frac - whole).max(axis=1) < 0.35) & (np.abs(whole).sum(axis=1) == 1)
-    if side.sum() < 2 or len({(int(a), int(b)) for a, b in np.abs(whole[side]).tolist()}) < 2:
-        return basis
-    fitted = _solve(whole[side].T @ whole[side], whole[side].T @ steps[side]).T
-    return fitted if np.abs(fitted - basis).max() < 0.35 * np.abs(basis).max() else basis
-
-
-def _solve(m: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``m⁻¹ v`` for a 2×2 ``m`` (v: (2,) or (2, K)), in closed form (np.linalg is slow on tiny systems)."""
-    a, b, c, e = np.asarray(m, np.float64).ravel().tolist()
-    det = a * e - b * c
-    return np.asarray((np.array([[e, -b], [-c, a]]) @ v) / det)
-
-
-def _local_basis(
-    xy: list[list[float]], cells: list[tuple[int, int]], k: list[int], j: int, parent: _Basis
-) -> _Basis:
-    """The basis at point ``j`` fitted to the steps to its placed neighbours ``k`` (least squares), or
-    its parent's when they do not span both axes; kept only when it agrees with the parent's within a
-    fifth."""
-    if len(k) < 2:
-        return parent
-    rj, cj = cells[j]
-    dc = [(cells[x][0] - rj, cells[x][1] - cj) for x in k]
-    # the normal matrix of whole steps: whole numbers, its determinant exactly (0: collinear steps)
-    a = sum(r * r for r, _ in dc)
-    b = sum(r * c for r, c in dc)
-    e = sum(c * c for _, c in dc)
-    if abs(a * e - b * b) < 0.5:
-        return parent
-    pj = xy[j]
-    di = np.array([(xy[x][0] - pj[0], xy[x][1] - pj[1]) for x in k])
-    # _solve's closed form, the normal matrix's entries as floats
-    fa, fb, fe = float(a), float(b), float(e)
-    det = fa * fe - fb * fb
-    (p, q), (u, v) = (np.array([[fe, -fb], [-fb, fa]]) @ (np.array(dc, np.float64).T @ di)).tolist()
-    new = [p / det, u / det, q / det, v / det]  # the fitted basis is the solution transposed
-    o = parent.flat
-    change = max(abs(new[0] - o[0]), abs(new[1] - o[1]), abs(new[2] - o[2]), abs(new[3] - o[3]))
-    return _Basis(new) if change / max(abs(o[0]), abs(o[1]), abs(o[2]), abs(o[3])) < 0.2 else parent
-
-
 def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     pts: np.ndarray,
     d: np.ndarray,
@@ -497,7 +288,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     theta: float,
     pitch: float,
     usable: np.ndarray,
-    neighbours: _Near,
+    neighbours: Near,
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None],
 ) -> tuple[np.ndarray, np.ndarray]:
     """Give the points of other groups cells, nearest group first, each grown from its own root and
@@ -517,7 +308,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         start = int(np.searchsorted(group, j))
         root = None if far else start
         sub = (pts[group], d[np.ix_(group, group)], theta, pitch, usable[group], _within(neighbours, group))
-        sub_cells, sub_placed = _grow(*sub, root)
+        sub_cells, sub_placed = grow(*sub, root)
         mine = sub_cells[sub_placed]
         frac = _predict(pts, cells, placed, group[sub_placed], pitch, maps) - mine
         # across a wide gap (a hand between two parts of the layout) the map is extrapolated far: the
@@ -594,7 +385,7 @@ def _predict(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     return apply_homography(np.linalg.inv(h), pts[which])
 
 
-def _group(neighbours: _Near, start: int, allowed: np.ndarray) -> np.ndarray:
+def _group(neighbours: Near, start: int, allowed: np.ndarray) -> np.ndarray:
     """Indices (ascending) connected to ``start`` through allowed points, each a neighbour of the last
     (:func:`_neighbours`)."""
     ok = allowed.tolist()
