@@ -1,8 +1,8 @@
-"""Which cells hold tiles: the working copy of a frame, the symbol candidates in it, the grid through them,
-and the probes that find the tiles the detector missed next to the ones it found (:class:`Located`).
+"""Which cells hold tiles: given a frame's symbol candidates and the grid through them
+(:mod:`vision.symbol_candidates`), the candidates kept, and the probes that find the tiles the detector
+missed next to the ones it found (:class:`Located`).
 
-The working copy is the frame shrunk by a whole factor (a tile stays TILE_PX wide or more). Symbol
-candidates (:mod:`vision.detect`) placed on the grid (:mod:`vision.lattice`) are kept where their patch
+Symbol candidates (:mod:`vision.detect`) placed on the grid (:mod:`vision.lattice`) are kept where their patch
 shows a contrasted symbol; then the cells next to them are looked at, round after round outwards
 (:func:`look`): a symbol whose tip touches its tile's edge, or whose paint runs into the table, is found
 there. A probe may also take a symbol candidate that stood apart only at the detector's higher threshold
@@ -19,28 +19,21 @@ centred on the shield it saw.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-import cv2
 import numpy as np
 
 from table import tileset as edition
 from vision.classify import ASYMMETRY_SPREAD
-from vision.detect import Blobs, find_blobs, strength
+from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, measure, presence
 from vision.geometry import local_axes
-from vision.lattice import Lattice, cell_keys, fit_lattice
+from vision.lattice import Lattice, cell_keys
 from vision.outline import asymmetry
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
-from vision.shield_detect import find_shields
 from vision.shields import RING_DARK, black, field_colour, shield_outline, view_shields
 
-#: The working copy's longer side on the first pass, and the least tile width it is shrunk to (by a
-#: whole factor: INTER_AREA is fastest on them, and the patches are cut at 32 pixels a cell anyway).
-FIRST_PASS = 700
-TILE_PX = 28.0
 #: A patch whose paint stands out less than this from its body holds no tile...
 MIN_CONTRAST = 0.7
 #: ...unless its paint stands out more than this, shows a whole symbol and is not the table's colour, in a
@@ -58,9 +51,6 @@ RECENTRE = 0.4
 #: Paint whose chromaticity (B, G, R over their sum) lies within this of the table's is taken for the
 #: table (the tiles' paints are saturated: their chromaticities lie further than this from any table's).
 TABLE_CHROMA = 0.1
-#: Herkle's shields are taken when the grid places at least this fraction of them (rendered sets: 0.57 and
-#: more, half of the frames all of them; cores in the noise of a dark table in dim light: 0.17 and less).
-SHIELDS_PLACED = 0.5
 #: Candidates standing apart are evidence only where the tiles around a probe lie within this many cells
 #: of where the grid puts them (a group joined a cell off, or a grid bent out of true, is not extended).
 STEADY = 0.25
@@ -101,55 +91,6 @@ class Located:
             patches=self.patches[keep],
             measured=self.measured.take(keep),
         )
-
-
-def candidates(
-    image: np.ndarray, *, tileset: str | None = None, shields: bool = True
-) -> tuple[np.ndarray, float, Blobs, Lattice] | None:
-    """The working copy (the frame shrunk by the largest whole factor that leaves a tile TILE_PX wide),
-    its scale, the symbol candidates in it and the lattice fitted to them (side neighbours nearest).
-    ``tileset`` names the edition: Herkle's candidates are its shields (:mod:`vision.shield_detect`), or
-    with ``shields`` False its pieces of paint; those are pieces of ordinaries, not symbols, so none of
-    them stands apart (:attr:`vision.detect.Blobs.apart`). Shields the grid cannot hold (fewer than
-    SHIELDS_PLACED of them placed: the cores found in the noise of a dark table in dim light) give way to
-    the pieces of paint."""
-    if tileset != "herkle":
-        return _found_by(image, _paint_blobs)
-    if shields:
-        found = _found_by(image, find_shields)
-        if found is None or found[3].placed.mean() >= SHIELDS_PLACED:
-            return found
-    return _found_by(image, _paint_pieces)
-
-
-def _found_by(
-    image: np.ndarray, find: Callable[[np.ndarray], Blobs]
-) -> tuple[np.ndarray, float, Blobs, Lattice] | None:
-    h, w = image.shape[:2]
-    scale = 1.0 / max(1, round(max(h, w) / FIRST_PASS))
-    work = _resize(image, scale)
-    blobs = find(work)
-    if len(blobs) == 0:
-        return None
-    lattice = fit_lattice(blobs.centres, blobs.extents)
-    if lattice.pitch < 0.9 * TILE_PX or lattice.pitch >= 2 * TILE_PX:
-        better = 1.0 / max(1, int(lattice.pitch / (scale * TILE_PX)))
-        if better != scale:
-            scale = better
-            work = _resize(image, scale)
-            blobs = find(work)
-            if len(blobs) == 0:
-                return None
-            lattice = fit_lattice(blobs.centres, blobs.extents)
-    return work, scale, blobs, lattice
-
-
-def _paint_blobs(work: np.ndarray) -> Blobs:
-    return find_blobs(strength(work)).typical()
-
-
-def _paint_pieces(work: np.ndarray) -> Blobs:
-    return replace(_paint_blobs(work), apart=np.zeros((0, 2)))
 
 
 def occupied(
@@ -536,19 +477,3 @@ def concat(parts: list[Measurements]) -> Measurements:
     return Measurements(
         *(np.concatenate([getattr(p, f) for p in parts]) for f in Measurements.__dataclass_fields__)
     )
-
-
-def _resize(image: np.ndarray, scale: float) -> np.ndarray:
-    """``image`` shrunk by ``scale`` (the inverse of a whole number), each pixel the rounded mean of its
-    block (INTER_AREA)."""
-    if scale >= 0.999:
-        return image
-    h, w = image.shape[:2]
-    size = (max(round(w * scale), 1), max(round(h * scale), 1))
-    k = round(1 / scale)
-    if k % 2 and h % k == 0 and w % k == 0:
-        # an odd factor's block mean is never halfway between two integers, so the box filter's rounding
-        # is INTER_AREA's; the box filter over the whole frame, one pixel in k² kept, is faster (SIMD)
-        mean = cv2.blur(image, (k, k), anchor=(0, 0))
-        return np.asarray(cv2.resize(mean, size, interpolation=cv2.INTER_NEAREST))
-    return np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA))

@@ -32,11 +32,12 @@ from vision.features import Measurements
 from vision.geometry import fit_homography, local_axes
 from vision.lattice import Lattice, cell_keys, fit_lattice
 from vision.occlusion import covered_cells
-from vision.occupied import AROUND, Located, candidates, concat, look, occupied, probed
+from vision.occupied import AROUND, Located, concat, look, occupied, probed
 from vision.patches import inside_fraction
 from vision.prototypes import Prototypes, default_prototypes, white_balance
 from vision.reading import Reading, ReadTile, Uncertain
 from vision.rejoin import rejoined, seen
+from vision.symbol_candidates import candidates
 
 #: Below this confidence a tile is reported as uncertain, not read.
 MIN_CONFIDENCE = 0.6
@@ -313,7 +314,7 @@ def locate(
 
     ``diagonal``: take the closest tiles to be diagonal neighbours (see :func:`vision.lattice.fit_lattice`).
     ``tileset``: the edition's name (Herkle's tiles are found by their shields, or with ``shields`` False
-    by their pieces of paint: see :func:`vision.occupied.candidates`).
+    by their pieces of paint: see :func:`vision.symbol_candidates.candidates`).
     """
     found = candidates(image, tileset=tileset, shields=shields)
     if found is None:

@@ -15,8 +15,8 @@ from vision import read_table
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
 from vision.lattice import fit_lattice
-from vision.occupied import candidates
 from vision.render import random_scene, render
+from vision.symbol_candidates import candidates
 
 
 def _points(

@@ -15,6 +15,7 @@ from vision.evaluate import score_frame
 from vision.geometry import local_axes
 from vision.lattice import fit_lattice
 from vision.render import random_scene, render
+from vision.symbol_candidates import candidates
 
 #: Tiles pushed together carelessly (seams a quarter of a tile wide) under a tilted camera.
 SEAMS = {
@@ -46,7 +47,7 @@ def test_a_probe_recentres_on_a_symbol_off_its_predicted_cell(monkeypatch: pytes
 
 def test_located_take_keeps_the_rows_asked_for() -> None:
     out = render(random_scene(seed=1, variant="classic", size=(600, 800), tiles=12, **SEAMS))
-    located = occupied.candidates(out.image)
+    located = candidates(out.image)
     assert located is not None
     work, scale, blobs, lattice = located
     found = occupied.occupied(work, scale, blobs, lattice)
@@ -138,7 +139,7 @@ def test_the_table_colour_is_read_two_cells_from_the_tiles() -> None:
     for y, x in centres.astype(int):
         cv2.rectangle(work, (x - 18, y - 18), (x + 18, y + 18), (30, 30, 30), -1)
         cv2.circle(work, (x, y), 10, (30, 200, 230), -1)
-    grid = occupied.fit_lattice(centres[:3], np.full(3, 20.0))
+    grid = fit_lattice(centres[:3], np.full(3, 20.0))
     table = occupied._table_colour(work, grid, grid.cells[grid.placed])
     assert table is not None and np.allclose(table, FELT, atol=2)
 
@@ -147,42 +148,6 @@ def test_paint_of_the_table_colour_is_not_taken_for_a_symbol() -> None:
     # the felt itself, a yellow symbol, the felt in a tile's shade
     paint = np.array([[42.0, 108.0, 41.0], [30.0, 200.0, 230.0], [20.0, 55.0, 20.0]])
     assert occupied._unlike(paint, np.array(FELT, np.float64)).tolist() == [False, True, False]
-
-
-def test_herkle_in_dim_light_falls_back_from_noise_to_paint() -> None:
-    # a tenth of the light on dark felt: the shield detector finds cores in the table's noise that no
-    # grid holds; the pieces of paint then find the tiles, and nothing is read wrong
-    from dataclasses import replace as changed
-
-    from calibration.lighting import SHIFTS, shift_light
-    from vision.shield_detect import find_shields
-
-    scene = random_scene(seed=0, variant="herkle", size=(960, 1280))
-    conditions = changed(scene.conditions, table="green-felt", px_per_tile=40.0, tilt=3.0, light="neutral")
-    out = render(changed(scene, conditions=conditions))
-    image = shift_light(out.image, SHIFTS["dim"], seed=1)
-    shields = occupied._found_by(image, find_shields)
-    assert shields is not None and shields[3].placed.mean() < occupied.SHIELDS_PLACED
-    tally = score_frame(read_table(image, tileset=tileset("herkle")), out.truth, layout=None, where="dim")
-    assert tally.wrong == tally.extra == 0
-    assert tally.right >= tally.tiles // 2, tally.summary()
-
-
-@pytest.mark.parametrize("factor", [2, 3, 4, 5, 7])
-def test_the_working_copy_is_the_area_mean_of_each_block(factor: int) -> None:
-    # a rendered frame cut to whole blocks, and blocks of every sum an odd factor's box filter could round
-    # differently from INTER_AREA (an even factor, whose means can fall halfway, keeps INTER_AREA itself)
-    frame = render(random_scene(seed=1, variant="classic", size=(420, 630))).image
-    frame = frame[: frame.shape[0] // factor * factor, : frame.shape[1] // factor * factor]
-    sums = np.arange(255 * factor * factor + 1)
-    blocks = sums[:, None] // factor**2 + (np.arange(factor**2)[None] < (sums % factor**2)[:, None])
-    side = factor * len(sums)
-    crafted = blocks.reshape(1, len(sums), factor, factor).transpose(0, 2, 1, 3).reshape(factor, side)
-    crafted = np.repeat(crafted.astype(np.uint8)[..., None], 3, axis=2)
-    for image in (frame, np.ascontiguousarray(crafted), np.ascontiguousarray(crafted[:, ::-1])):
-        h, w = image.shape[:2]
-        area = cv2.resize(image, (w // factor, h // factor), interpolation=cv2.INTER_AREA)
-        assert np.array_equal(occupied._resize(image, 1.0 / factor), area)
 
 
 def test_herkle_probes_take_the_whole_shields_of_black_ordinaries(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -250,7 +215,7 @@ def test_a_herkle_probe_cut_off_its_tile_recentres_on_the_shield() -> None:
     # centre than the prediction was (a shield counts as whole within a tenth of a cell of the patch's
     # middle, so the last look stops about that far off), none moved onto a neighbour
     image, _ = _herkle_frame()
-    spotted = occupied.candidates(image, tileset="herkle")
+    spotted = candidates(image, tileset="herkle")
     assert spotted is not None
     work, _, _, lattice = spotted
     located = occupied.occupied(*spotted, tileset="herkle")

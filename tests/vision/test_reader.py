@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from table import Board, Tile, tileset
-from vision import measure_tiles, occupied, read_table, reader
+from vision import measure_tiles, occupied, read_table, reader, symbol_candidates
 from vision.classify import Named
 from vision.detect import Blobs, find_blobs
 from vision.evaluate import score_frame
@@ -71,7 +71,7 @@ def test_groups_far_apart_on_a_printed_board_are_read_as_parts(monkeypatch: pyte
     # a steep camera: the groups on the four arms of the board can lie too far apart for one grid to join
     # them safely (forced here: the lattice now joins these arms itself); each is read on its own and
     # registered on the start tiles it holds
-    monkeypatch.setattr(occupied, "fit_lattice", partial(fit_lattice, join=False))
+    monkeypatch.setattr(symbol_candidates, "fit_lattice", partial(fit_lattice, join=False))
     scene, out = _frame(1, "connect", tilt=20.0, tiles=10)
     reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
     tally = score_frame(reading, out.truth, layout=scene.layout, where="render")
@@ -109,7 +109,7 @@ def test_a_start_tile_the_detector_missed_is_looked_for_on_its_printed_cell(
         scale = q.shape[0] / out.image.shape[0]
         return blobs.take(np.linalg.norm(blobs.centres - centre * scale, axis=1) > 0.5 * width * scale)
 
-    monkeypatch.setattr(occupied, "find_blobs", without_it)
+    monkeypatch.setattr(symbol_candidates, "find_blobs", without_it)
     monkeypatch.setattr(occupied, "PROBE_ROUNDS", 0)  # not found next to the tiles read either
     reading = read_table(out.image, tileset=tileset("connect"), layout=scene.layout)
     assert reading.board.get(cell) == tile

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from table import tileset
-from vision import occupied, read_table, shield_detect
+from vision import read_table, shield_detect, symbol_candidates
 from vision.detect import Blobs, find_blobs, strength
 from vision.evaluate import score_frame
 from vision.render import random_scene, render
@@ -68,7 +68,7 @@ def test_one_candidate_per_shield_where_paint_gives_pieces(scene: Any) -> None:
 def test_reading_herkle_by_its_shields_finds_more_tiles(scene: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     herkle = tileset("herkle")
     by_shields = score_frame(read_table(scene.image, tileset=herkle), scene.truth, layout=None, where="r")
-    monkeypatch.setattr(occupied, "find_shields", occupied._paint_blobs)
+    monkeypatch.setattr(symbol_candidates, "find_shields", symbol_candidates._paint_blobs)
     by_paint = score_frame(read_table(scene.image, tileset=herkle), scene.truth, layout=None, where="r")
     assert by_shields.wrong == by_shields.extra == 0, by_shields.summary()
     assert by_shields.right >= by_paint.right + 5, (by_shields.summary(), by_paint.summary())
