@@ -108,19 +108,16 @@ def fit_lattice(
     if len(pts) == 1:
         h = np.array([[fallback, 0, pts[0, 0]], [0, fallback, pts[0, 1]], [0, 0, 1.0]])
         return Lattice(np.zeros((1, 2), np.int64), np.ones(1, bool), h, fallback, 0.0)
-    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
-    np.fill_diagonal(d, np.inf)
+    d = _distances(pts)
     # a fragment of a symbol (a glint, a split blob) sits closer to a bigger blob than tiles ever do
     spacing = float(median(d.min(axis=1)))
     big_first = np.argsort(-np.asarray(extents, dtype=np.float64), kind="stable")
     dropped = np.zeros(len(pts), bool)
-    close = d < 0.5 * spacing
+    close = np.asarray(d < 0.5 * spacing)
     for i in big_first[close.any(axis=1)[big_first]]:  # a point with nothing that close drops nothing
         if not dropped[i]:
             dropped |= close[i] & (extents <= extents[i])
-    if dropped.any():
-        d[dropped, :] = np.inf
-        d[:, dropped] = np.inf
+    d[dropped, :] = d[:, dropped] = np.inf
     plain = _fitted(pts, d, dropped, diagonal=diagonal, join=join)
     tilt = estimate_perspective(pts, d.min(axis=1))
     if tilt is None:
@@ -128,13 +125,19 @@ def fit_lattice(
     # the grid fitted on the points with the camera's perspective taken out wins where more points fit it,
     # and no smaller a share of the points it places
     flat = tilt.flatten(pts)
-    e = np.linalg.norm(flat[:, None] - flat[None], axis=2)
+    e = _distances(flat)
     e[dropped, :] = e[:, dropped] = np.inf
-    np.fill_diagonal(e, np.inf)
     rectified = _fitted(flat, e, dropped, diagonal=diagonal, join=join, back=tilt.to_image())
     a, b = _fitting(plain, pts), _fitting(rectified, pts)
     better = b > a and b * plain.placed.sum() >= a * rectified.placed.sum()
     return rectified if better else plain
+
+
+def _distances(pts: np.ndarray) -> np.ndarray:
+    """Distances between the points (N, N), a point's to itself infinite."""
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    return np.asarray(d)
 
 
 def _fitting(lattice: Lattice, pts: np.ndarray) -> int:
