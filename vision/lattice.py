@@ -113,8 +113,8 @@ def fit_lattice(
     spacing = float(median(d.min(axis=1)))
     big_first = np.argsort(-np.asarray(extents, dtype=np.float64), kind="stable")
     dropped = np.zeros(len(pts), bool)
-    close = np.asarray(d < 0.5 * spacing)
-    for i in big_first[close.any(axis=1)[big_first]]:  # a point with nothing that close drops nothing
+    close = d < 0.5 * spacing
+    for i in big_first[np.any(close, axis=1)[big_first]]:  # a point with nothing that close drops nothing
         if not dropped[i]:
             dropped |= close[i] & (extents <= extents[i])
     d[dropped, :] = d[:, dropped] = np.inf
@@ -135,9 +135,9 @@ def fit_lattice(
 
 def _distances(pts: np.ndarray) -> np.ndarray:
     """Distances between the points (N, N), a point's to itself infinite."""
-    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    d: np.ndarray = np.linalg.norm(pts[:, None] - pts[None], axis=2)
     np.fill_diagonal(d, np.inf)
-    return np.asarray(d)
+    return d
 
 
 def _fitting(lattice: Lattice, pts: np.ndarray) -> int:
