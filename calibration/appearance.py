@@ -4,7 +4,8 @@
 
 1. straighten the lens (when an earlier calibration fitted it) and estimate the frame's white balance
    (:mod:`calibration.balance`); the weakest correction (none, part or all of it) under which the reader
-   finds every known tile is kept, and every later frame gets the same gains before it is read;
+   finds every known tile is kept (when none does, a stronger one only where it finds significantly
+   more), and every later frame gets the same gains before it is read;
 2. find the known tiles (:func:`vision.measure_tiles`; for a user's arrangement that the default colours
    cannot name, by position alone) and learn colour and shape prototypes from them
    (:func:`vision.learn_prototypes`: the symbols' outlines weighed against the edition's by how noisy
@@ -25,7 +26,9 @@ confirmed board, or :func:`arrangement`, the 36 distinct tiles laid out in a sta
 
 from __future__ import annotations
 
+import math
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -57,6 +60,8 @@ from vision.reading import Reading
 MIN_TILES = 6
 #: When refining, earlier tiles count at most this many per class (so the prototypes follow slow drift).
 MAX_WEIGHT = 60
+#: A stronger white balance is kept over a weaker one when the tiles it finds are this unlikely by chance.
+SIGNIFICANCE = 0.05
 
 
 class CalibrationFailed(ValueError):
@@ -373,24 +378,38 @@ def _balanced(
     The grey-edge balance is right for the light, but a strongly coloured table misleads it, a channel it
     amplifies several times brings up that channel's noise, and the reader already balances colours on the
     tiles' black bodies; so the weakest correction under which the reader finds every known tile is kept:
-    none, then the 1/2, 3/4 and full power of the grey-edge gains (else the one that finds the most).
-    A tile counts where its paint stands out from its body as a tile's does (:data:`vision.occupied.
-    MIN_CONTRAST`): the reader also takes fainter symbols (:data:`vision.occupied.FAINT`), but a correction
-    that leaves a known tile that faint leaves the next frames' tiles too faint for the detector.
+    none, then the 1/2, 3/4 and full power of the grey-edge gains. A tile counts where its paint stands
+    out from its body as a tile's does (:data:`vision.occupied.MIN_CONTRAST`): the reader also takes
+    fainter symbols (:data:`vision.occupied.FAINT`), but a correction that leaves a known tile that faint
+    leaves the next frames' tiles too faint for the detector. When no correction finds every known tile,
+    a stronger one replaces a weaker only when it finds significantly more of them (:func:`_finds_more`):
+    in dim light the grey-edge estimate is mostly noise (a neutral light read as a cast of 0.8), and the
+    tiles found at the edge of the detector's reach come and go with it by chance.
     """
     gains = estimate_balance(image)
     best: tuple[np.ndarray, np.ndarray, Measurements, list[Tile]] | None = None
-    most = -1
+    kept: Counter[Tile] = Counter()
     for candidate in (np.ones(3), gains**0.5, gains**0.75, gains):
         seen = apply_balance(image, candidate)
         measured, tiles = _measure(seen, known, tileset)
-        clear = int((measured.contrast > MIN_CONTRAST).sum())
-        if clear > most:
-            best, most = (candidate, seen, measured, tiles), clear
-        if clear == len(known):
-            break
+        clear = Counter(t for t, c in zip(tiles, measured.contrast.tolist(), strict=True) if c > MIN_CONTRAST)
+        if clear.total() == len(known):
+            return candidate, seen, measured, tiles, gains
+        if best is None or _finds_more(clear, kept):
+            best, kept = (candidate, seen, measured, tiles), clear
     assert best is not None
     return (*best, gains)
+
+
+def _finds_more(found: Counter[Tile], before: Counter[Tile]) -> bool:
+    """Whether ``found`` holds significantly more known tiles than ``before`` (the same photo under another
+    correction): of the tiles only one of them holds, so many are ``found``'s that an even chance of
+    either would give that many or more with probability under :data:`SIGNIFICANCE` (a one-sided sign
+    test on the paired tiles)."""
+    gained, lost = (found - before).total(), (before - found).total()
+    n = gained + lost
+    tail = sum(math.comb(n, k) for k in range(gained, n + 1)) / 2**n
+    return gained > lost and tail < SIGNIFICANCE
 
 
 def _measure(image: np.ndarray, known: Board, tileset: TileSet) -> tuple[Measurements, list[Tile]]:

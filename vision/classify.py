@@ -11,9 +11,10 @@ halfway to the mean of the tiles confidently given that colour in this frame (wh
 and the tiles are named again; this absorbs what the white balance left of the light. The colour-blind
 edition's inner mark is a second colour cue, its distance joined to the paint's. Herkle's ordinaries,
 which are not star-shaped, are named on their shields (:mod:`vision.shields`): the shape by silhouette
-joined with the ordinary's arch (a chevron's arms rise to a point, a fess is level), the colour against
-the shield's grey field. Where the names cannot be told apart (a fess from a pale when the frame's "up"
-is not known; an ordinary about as grey as its field) the tile is left uncertain.
+joined with the ordinary's arch (a chevron's arms rise to a point, a fess is level; calibrated, against
+the arches the photo showed), the colour against the shield's grey field. Where the names cannot be told
+apart (a fess from a pale when the frame's "up" is not known; an ordinary about as grey as its field)
+the tile is left uncertain.
 """
 
 from __future__ import annotations
@@ -157,9 +158,12 @@ def _named_under_light(m: Measurements, prototypes: Prototypes) -> tuple[np.ndar
     shows of it). The call is made under that scatter. A tile can be noisier than the photo's were (fewer
     levels of light on it, a smudge): what its profile holds beyond a symbol's harmonics
     (:func:`vision.outline.asymmetry`, twelve real Fourier coefficients) measures its own noise, about
-    ``asymmetry / sqrt(12)`` in each coefficient if the noise is white. The confidence is the lower of the
-    call's soft-max probability under the scatter and under the scatter widened by that noise (added in
-    quadrature), so a tile whose own noise reaches from one shape to another is uncertain, not a guess.
+    ``asymmetry / sqrt(12)`` in each coefficient if the noise is white. The photo's own tiles showed this
+    light's noise already (:attr:`Prototypes.asymmetry_noise`), and the learned spreads hold it; only what
+    a tile shows beyond it (in power: ``asymmetry**2 - asymmetry_noise**2``) is its own. The confidence is
+    the lower of the call's soft-max probability under the scatter and under the scatter widened by that
+    noise (added in quadrature), so a tile noisier than the photo's, whose own noise reaches from one
+    shape to another, is uncertain, not a guess; one as noisy as the photo's is not counted noisy twice.
     """
     spreads = light_spreads(prototypes)
     names = list(prototypes.outlines)
@@ -167,7 +171,10 @@ def _named_under_light(m: Measurements, prototypes: Prototypes) -> tuple[np.ndar
     spread = np.array([spreads[k] for k in names])
     closed = np.array([prototypes.outline_spreads[k] < OPEN for k in names])  # open: says nothing
     offset = outline(m.radial)[:, None, :] - middle[None]
-    own = np.where(closed, (asymmetry(m.radial) ** 2 / 12)[:, None, None], 0.0)
+    # the tile's own noise beyond what the calibration photo's light gave every whole symbol (that much
+    # is in the learned spreads already)
+    beyond = np.maximum(asymmetry(m.radial) ** 2 - prototypes.asymmetry_noise**2, 0.0)
+    own = np.where(closed, (beyond / 12)[:, None, None], 0.0)
     under_light = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
     noisier = np.sqrt((offset**2 / (spread[None] ** 2 + own)).sum(axis=2))
     best = under_light.argmin(axis=1)
@@ -261,7 +268,10 @@ def _on_shields(
     seen = dataclasses.replace(m.take(found), silhouette=view.silhouette[found])
     templates = shield_templates(tiles)
     on_shields = dataclasses.replace(prototypes, shapes=templates, shape_spread=SHIELD_SPREAD)
-    rise = arch(view.silhouette[found])[:, None] - arch(np.array([templates[k] for k in templates]))[None]
+    # the ordinaries' arches as the calibration photo showed them, else the painted model's
+    painted = arch(np.array([templates[k] for k in templates]))
+    middle = np.array([float(prototypes.arches.get(k, a)) for k, a in zip(templates, painted, strict=True)])
+    rise = arch(view.silhouette[found])[:, None] - middle[None]
     names, distance = _silhouette_distance(seen, on_shields, also=rise / ARCH_SPREAD)
     return view, found, names, distance
 

@@ -27,16 +27,17 @@ import numpy as np
 
 from table import Tile, TileSet
 from vision.features import MASK, Measurements, measure
-from vision.outline import outline
+from vision.outline import asymmetry, outline
 from vision.patches import PATCH
 
 #: Weight of L* against a* and b* in colour distances (lightness varies most with light and angle).
 LIGHTNESS_WEIGHT = 0.5
 #: Typical spread of one colour's normalised Lab between tiles, lights and cameras. In the linear-light
-#: paint (:func:`colour_features`), calibrating on the real Connect photos (``connect-game1``) as they are
-#: and under warm, dim and cool shifts learns 5.6 to 8.2 (:func:`learn_prototypes`); on 30 rendered games
-#: (every edition; warm, cool and dim) 6 leaves as many tiles uncertain and as few read wrong as 5 did
-#: with the paint subtracted in 8-bit values, 7 fewer uncertain but more wrong.
+#: paint (:func:`colour_features`), the real Connect photos (``connect-game1``) as they are and under warm,
+#: dim and cool shifts showed 5.6 to 8.2 (one and a half times their tiles' root-mean-square distance from
+#: their colour's mean); on 30 rendered games (every edition; warm, cool and dim) 6 leaves as many tiles
+#: uncertain and as few read wrong as 5 did with the paint subtracted in 8-bit values, 7 fewer uncertain
+#: but more wrong. Calibration weighs a photo's own scatter against it (:func:`_spread`).
 COLOUR_SPREAD = 6.0
 #: Typical distance of a silhouette from its shape's prototype (root-mean-square over the mask, 0..1).
 SHAPE_SPREAD = 0.05
@@ -126,6 +127,15 @@ class Prototypes:
         will lie from the learned middle: that light's noise, measured on the photo's own tiles, and the
         middle's own uncertainty (:func:`learn_prototypes`); empty when not calibrated. Where given, the
         classifier names shapes under it (:func:`vision.classify.classify`).
+    asymmetry_noise : float
+        What a calibration photo's light and camera make of a whole symbol's departure from its fourfold
+        symmetry (:func:`vision.outline.asymmetry`, root-mean-square over the photo's known tiles): its
+        noise alone, which every tile under that light shows; 0 when not calibrated. A calibrated
+        classifier counts only a tile's asymmetry beyond it as the tile's own noise.
+    arches : dict of str to () ndarray
+        Herkle: each ordinary's arch on its shield (:func:`vision.shields.arch`) as a calibration photo
+        shows it, learned as an estimate under that light's noise (:func:`_learned_arches`); empty when
+        not calibrated (the painted model's shields then give them).
     """
 
     tileset: str
@@ -138,6 +148,8 @@ class Prototypes:
     marks: dict[str, np.ndarray] = field(default_factory=dict)
     mark_spreads: dict[str, np.ndarray] = field(default_factory=dict)
     learned_spreads: dict[str, np.ndarray] = field(default_factory=dict)
+    asymmetry_noise: float = 0.0
+    arches: dict[str, np.ndarray] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,6 +163,8 @@ class Prototypes:
             "marks": {k: np.round(v, 4).tolist() for k, v in self.marks.items()},
             "mark_spreads": {k: np.round(v, 4).tolist() for k, v in self.mark_spreads.items()},
             "learned_spreads": {k: np.round(v, 4).tolist() for k, v in self.learned_spreads.items()},
+            "asymmetry_noise": round(self.asymmetry_noise, 4),
+            "arches": {k: round(float(v), 4) for k, v in self.arches.items()},
         }
 
     @classmethod
@@ -186,6 +200,12 @@ class Prototypes:
             }
             if not set(learned) <= set(outlines) or any(not (v > 0).all() for v in learned.values()):
                 raise ValueError("learned_spreads must name shapes with outlines, spreads > 0")
+            noise = float(data.get("asymmetry_noise", 0.0))
+            if not 0 <= noise < np.inf:
+                raise ValueError(f"asymmetry_noise must be finite and >= 0, got {noise}")
+            arches = {str(k): np.asarray(float(v)) for k, v in data.get("arches", {}).items()}
+            if not set(arches) <= set(shapes) or not all(np.isfinite(v) for v in arches.values()):
+                raise ValueError(f"arches must be finite and name shapes, got {sorted(arches)}")
             return cls(
                 str(data["tileset"]),
                 colours,
@@ -197,6 +217,8 @@ class Prototypes:
                 marks,
                 mark_spreads,
                 learned,
+                noise,
+                arches,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"{where}: malformed prototypes ({err})") from None
@@ -247,7 +269,10 @@ def learn_prototypes(
     (:func:`_learned_outlines`): each shape's middle weighs ``base``'s (uncertain by its spread) against the
     photo's tiles (uncertain by how noisy this light makes them), its spreads stay ``base``'s (a photo's
     few tiles of a shape tell where it lies, not every printing's range), and how far the next tile of it
-    under this light will lie from that middle is kept as ``learned_spreads``.
+    under this light will lie from that middle is kept as ``learned_spreads``; what the light makes of a
+    whole symbol's symmetry, as ``asymmetry_noise``. The colour and silhouette spreads are the photo's
+    scatter weighed against ``base``'s (:func:`_spread`), and Herkle's ordinaries' arches are learned as
+    the outlines are (:func:`_learned_arches`).
     """
     base = base or default_prototypes(tileset)
     feats: list[np.ndarray] = []
@@ -265,6 +290,7 @@ def learn_prototypes(
         return base
     f, sil = np.concatenate(feats), np.concatenate(silhouettes)
     desc = outline(np.concatenate(radials))
+    every = len(tileset.tiles())
     colours = dict(base.colours)
     colour_err: list[float] = []
     for name in tileset.colours:
@@ -282,17 +308,20 @@ def learn_prototypes(
             shape_err.extend(np.sqrt((diff**2).mean(axis=1)))
     outlines, learned_spreads = _learned_outlines(desc, [t.shape for t in tiles], base)
     marks, mark_spreads = _learned_marks(np.concatenate([m.hole for m, _ in frames]), tiles, tileset, base)
+    arches = _learned_arches(frames, tileset, base)
     return Prototypes(
         tileset.name,
         colours,
         shapes,
-        _spread(colour_err, base.colour_spread),
-        _spread(shape_err, base.shape_spread),
+        _spread(colour_err, len({t.colour for t in tiles}), base.colour_spread, every - len(tileset.colours)),
+        _spread(shape_err, len({t.shape for t in tiles}), base.shape_spread, every - len(tileset.shapes)),
         outlines,
         dict(base.outline_spreads),
         marks,
         mark_spreads,
         learned_spreads,
+        float(np.sqrt(np.mean(asymmetry(np.concatenate(radials)) ** 2))),
+        arches,
     )
 
 
@@ -329,26 +358,83 @@ def _learned_outlines(
     every shape when no shape shows two tiles (no noise to measure), keep ``base``'s.
     """
     outlines, scatter = dict(base.outlines), dict(base.learned_spreads)
-    names = [k for k in base.outlines if k in set(shapes)]
-    picks = {k: np.array([s == k for s in shapes]) for k in names}
-    own = {k: ((desc[p] - desc[p].mean(axis=0)) ** 2).sum(axis=0) for k, p in picks.items()}
+    shown = {k: base.outlines[k] for k in base.outlines if k in set(shapes)}
+    spreads = {k: base.outline_spreads[k] for k in shown}
+    middles, nexts = _estimates(desc, shapes, shown, spreads, floor=OUTLINE_FLOOR)
+    for k in middles:
+        closed = spreads[k] < OPEN
+        outlines[k] = np.where(closed, middles[k], shown[k])
+        scatter[k] = np.where(closed, nexts[k], spreads[k])
+    return outlines, scatter
+
+
+def _estimates(
+    values: np.ndarray,
+    labels: Sequence[str],
+    prior: dict[str, np.ndarray],
+    spread: dict[str, np.ndarray],
+    *,
+    floor: np.ndarray,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Each class's middle, and how far the next value of it lies from that middle, from a photo's
+    values (N, F) of known classes (``labels``), with ``prior`` (per class (F,), uncertain by ``spread``)
+    as what was known before; classes in ``prior`` only. See :func:`_learned_outlines` for the method.
+    Empty when no class shows two values (no noise to measure)."""
+    names = [k for k in prior if k in set(labels)]
+    picks = {k: np.array([s == k for s in labels]) for k in names}
+    own = {k: ((values[p] - values[p].mean(axis=0)) ** 2).sum(axis=0) for k, p in picks.items()}
     dof = {k: int(p.sum()) - 1 for k, p in picks.items()}
     shown = [k for k in names if dof[k] > 0]
     if not shown:
-        return outlines, scatter
+        return {}, {}
     total = sum(dof[k] for k in shown)
     pooled = sum(own[k] for k in shown) / total
-    weight = total / len(shown)  # the pool counts as one shape's tiles, on average
+    weight = total / len(shown)  # the pool counts as one class's values, on average
+    middles, nexts = {}, {}
     for k in names:
         n = int(picks[k].sum())
-        noise = np.maximum(np.sqrt((own[k] + weight * pooled) / (dof[k] + weight)), OUTLINE_FLOOR)
-        prior, spread = base.outlines[k], base.outline_spreads[k]
-        precision = n / noise**2 + 1 / spread**2
-        middle = (np.median(desc[picks[k]], axis=0) * n / noise**2 + prior / spread**2) / precision
-        closed = spread < OPEN
-        outlines[k] = np.where(closed, middle, prior)
-        scatter[k] = np.where(closed, np.sqrt(noise**2 + 1 / precision), spread)
-    return outlines, scatter
+        noise = np.maximum(np.sqrt((own[k] + weight * pooled) / (dof[k] + weight)), floor)
+        precision = n / noise**2 + 1 / spread[k] ** 2
+        middles[k] = (
+            np.median(values[picks[k]], axis=0) * n / noise**2 + prior[k] / spread[k] ** 2
+        ) / precision
+        nexts[k] = np.sqrt(noise**2 + 1 / precision)
+    return middles, nexts
+
+
+def _learned_arches(
+    frames: Sequence[tuple[Measurements, Sequence[Tile]]], tiles: TileSet, base: Prototypes
+) -> dict[str, np.ndarray]:
+    """Herkle: each ordinary's arch (:func:`vision.shields.arch`) on the photos' whole shields, an estimate
+    under noise (:func:`_estimates`, no floor but a guard against none) with ``base``'s (default: the
+    painted model's shields), uncertain by :data:`vision.classify.ARCH_SPREAD`, as what was known before.
+
+    The painted model's chevron rises 0.68; on a rendered 40-pixel photo in a tenth of the light it
+    measures 0.36 to 0.54, a fess 0.05 to 0.17 against the model's 0.07: the reader, deciding under
+    the edition's spread, then names a dim chevron nearer the photo's than a fess. Other editions: none.
+    """
+    if tiles.name != "herkle":
+        return dict(base.arches)
+    from vision.classify import ARCH_SPREAD  # both build on this module
+    from vision.shields import arch, field_colour, shield_outline, shield_templates, view_shields
+
+    templates = shield_templates(tiles)
+    painted = dict(zip(templates, arch(np.array(list(templates.values()))), strict=True))
+    prior = {k: np.atleast_1d(base.arches.get(k, painted[k])).astype(np.float64) for k in tiles.shapes}
+    values: list[np.ndarray] = []
+    labels: list[str] = []
+    for m, known in frames:
+        if not len(m):
+            continue
+        view = view_shields(m.patch, field_colour(m.patch), outline=shield_outline(tiles))
+        found = np.flatnonzero(view.found)
+        values.append(arch(view.silhouette[found]))
+        labels.extend(known[i].shape for i in found.tolist())
+    if not labels:
+        return dict(base.arches)
+    spread = {k: np.array([ARCH_SPREAD]) for k in prior}
+    middles, _ = _estimates(np.concatenate(values)[:, None], labels, prior, spread, floor=np.array([1e-3]))
+    return {**base.arches, **{k: np.asarray(float(v[0])) for k, v in middles.items()}}
 
 
 def _scatter(values: np.ndarray) -> np.ndarray:
@@ -399,13 +485,23 @@ def _learned_marks(
     return marks, spreads
 
 
-def _spread(errors: list[float], default: float) -> float:
-    """A spread from the calibration tiles' distances to their own prototype (widened: the photo's own
-    tiles fit better than the next photo's will), kept within half and twice the default."""
-    if len(errors) < 6:
-        return default
-    rms = float(np.sqrt(np.mean(np.square(errors))))
-    return float(np.clip(1.5 * rms, 0.5 * default, 2.0 * default))
+def _spread(errors: list[float], classes: int, prior: float, prior_dof: int) -> float:
+    """A spread learned from calibration tiles' distances to their own class's mean (``errors``, over
+    ``classes`` classes), as an estimate under the few tiles a photo holds.
+
+    The photo's tiles scatter about means learned from them, which leaves ``len(errors) - classes``
+    degrees of freedom; the next tile lies from such a mean by that scatter widened by ``1 + 1/n`` (in
+    variance) for the mean itself, ``n`` the tiles per class. That estimate is pooled with ``prior``
+    (the edition's spread, or an earlier calibration's) as a conjugate (scaled inverse chi-squared) prior
+    counting ``prior_dof`` degrees of freedom: as much as a photo of every distinct tile would give. A
+    photo's few tiles move the spread only as far as they can tell it: a colour's tiles seen once in dim
+    light do not make every later colour call of that light uncertain.
+    """
+    dof = len(errors) - classes
+    if dof <= 0:
+        return prior
+    measured = float(np.sum(np.square(errors))) / dof * (1 + classes / len(errors))
+    return float(np.sqrt((prior_dof * prior**2 + dof * measured) / (prior_dof + dof)))
 
 
 def default_prototypes(tiles: TileSet) -> Prototypes:

@@ -349,3 +349,32 @@ def test_the_balance_kept_is_the_weakest_under_which_every_known_tile_stands_out
     monkeypatch.setattr(appearance, "_measure", measure)
     balance, *_ = appearance._balanced(np.full((8, 8, 3), 128, np.uint8), known, CLASSIC)
     assert np.allclose(balance, gains**0.75)
+
+
+def test_a_balance_that_finds_a_few_more_tiles_by_chance_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    # no correction makes every known tile stand out (the edge of the detector's reach in dim light):
+    # a stronger one that finds two tiles more than none (and loses one) is chance, and none is kept; a
+    # stronger one that finds ten more is kept
+    from vision.features import Measurements
+    from vision.occupied import MIN_CONTRAST
+
+    known = arrangement(CLASSIC)
+    gains = np.array([2.0, 1.0, 0.5])
+    tiles = list(known.values())
+
+    def kept(clear_by_blue: dict[int, range]) -> np.ndarray:
+        def measure(image: np.ndarray, board: Board, _: object) -> tuple[Measurements, list[object]]:
+            clear = clear_by_blue[int(image[0, 0, 0])]
+            contrast = np.array([MIN_CONTRAST + (0.1 if i in clear else -0.1) for i in range(len(tiles))])
+            columns = {f.name: np.zeros(len(tiles)) for f in dataclasses.fields(Measurements)}
+            return Measurements(**{**columns, "contrast": contrast}), list(tiles)
+
+        monkeypatch.setattr(appearance, "_measure", measure)
+        balance, *_ = appearance._balanced(np.full((8, 8, 3), 128, np.uint8), known, CLASSIC)
+        return balance
+
+    monkeypatch.setattr(appearance, "estimate_balance", lambda _: gains)
+    # blue 128 uncorrected, 150 at half power, 162 at 3/4, 176 full
+    assert np.allclose(kept({128: range(20), 150: range(1, 22), 162: range(1, 22), 176: range(1, 22)}), 1.0)
+    found = kept({128: range(20), 150: range(30), 162: range(29), 176: range(28)})
+    assert np.allclose(found, gains**0.5)

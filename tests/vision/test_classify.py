@@ -189,3 +189,30 @@ def test_calibrated_shapes_are_named_under_the_lights_spreads() -> None:
     assert shaky.shapes == clean.shapes
     assert (shaky.shape_confidence <= clean.shape_confidence + 1e-12).all()
     assert shaky.shape_confidence.mean() < 0.9
+
+
+def test_a_calibrated_reader_counts_the_lights_noise_once() -> None:
+    """The learned spreads hold the noise the calibration photo's light gave its whole symbols
+    (``asymmetry_noise``); a tile as noisy as those is named as confidently as a clean one, not made
+    uncertain by the same noise counted again as its own, while a tile far noisier than the photo's still
+    loses confidence."""
+    from vision.outline import asymmetry
+
+    classic = tileset("classic")
+    tiles = list(classic.tiles())
+    measured = measure(_patches(tiles, "classic"))
+    plain = default_prototypes(classic)
+    same = dataclasses.replace(plain, learned_spreads=dict(plain.outline_spreads))
+    clean = classify(measured, np.ones(3), same)
+    turn = np.arange(measured.radial.shape[1]) * 2 * np.pi / measured.radial.shape[1]
+    wobble = 0.2 * (np.cos(turn) + np.sin(2 * turn))
+    shaky = dataclasses.replace(measured, radial=(measured.radial + wobble).astype(np.float32))
+    twice = classify(shaky, np.ones(3), same)
+    noise = float(np.sqrt(np.mean(asymmetry(shaky.radial) ** 2)))
+    once = classify(shaky, np.ones(3), dataclasses.replace(same, asymmetry_noise=noise))
+    assert once.shapes == twice.shapes == clean.shapes
+    assert (once.shape_confidence >= twice.shape_confidence - 1e-12).all()
+    assert once.shape_confidence.mean() > 0.9 > twice.shape_confidence.mean()
+    shakier = dataclasses.replace(measured, radial=(measured.radial + 3 * wobble).astype(np.float32))
+    beyond = classify(shakier, np.ones(3), dataclasses.replace(same, asymmetry_noise=noise))
+    assert beyond.shape_confidence.mean() < once.shape_confidence.mean()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -201,3 +203,96 @@ def test_colour_blind_marks_are_learned_as_the_photo_shows_them() -> None:
     plain = random_scene(seed=5, size=(600, 800), tiles=20, hand=0.0)
     measured, known, _ = measure_tiles(render(plain).image, plain.board, tileset=classic)
     assert learn_prototypes([(measured, known)], tileset=classic).marks == {}
+
+
+def test_the_spread_is_learned_as_an_estimate_under_few_tiles() -> None:
+    """A spread learned from a photo's tiles weighs the photo's scatter (about means learned from the same
+    tiles, widened for that) against the edition's, which counts as much as a photo of every distinct
+    tile: a photo whose classes each show one tile tells nothing, a few tiles move the spread part of the
+    way, and many almost all of it."""
+    from vision.prototypes import _spread
+
+    assert _spread([0.0] * 6, 6, 6.0, 30) == 6.0  # one tile per class: no scatter to measure
+    # two tiles per class (6 degrees of freedom): each lies half its class's scatter from their mean,
+    # and the next tile lies from that mean by the scatter widened by 1 + 1/2 (in variance)
+    own = np.sqrt(12 * 12.0**2 / 6 * 1.5)
+    few = _spread([12.0] * 12, 6, 6.0, 30)
+    assert 6.0 < few < own
+    assert np.isclose(few, np.sqrt((30 * 6.0**2 + 6 * own**2) / 36))
+    many = _spread([12.0] * 600, 6, 6.0, 30)  # a hundred tiles per class: the photo's own, nearly
+    assert np.isclose(many, 12.0 * np.sqrt(600 / 594 * 1.01), rtol=0.05)
+    assert _spread([2.0] * 36, 6, 6.0, 30) < 6.0  # a clean photo narrows it, as far as its tiles tell
+
+
+def test_a_photos_noise_is_learned_with_the_outlines() -> None:
+    """Calibration keeps the root-mean-square asymmetry of the photo's symbols (what its light makes of a
+    whole symbol): more under a tenth of the light than in daylight; files without it read as 0."""
+    from calibration.lighting import SHIFTS, shift_light
+    from vision.outline import asymmetry
+
+    classic = tileset("classic")
+    scene = random_scene(
+        seed=5, variant="classic", size=(600, 800), tiles=30, hand=0.0, tilt=0.0, light="neutral"
+    )
+    image = render(scene).image
+    noise = {}
+    for name, photo in (("clean", image), ("dim", shift_light(image, SHIFTS["dim"], seed=5))):
+        measured, known, _ = measure_tiles(photo, scene.board, tileset=classic)
+        learned = learn_prototypes([(measured, known)], tileset=classic)
+        noise[name] = learned.asymmetry_noise
+        assert np.isclose(noise[name], np.sqrt(np.mean(asymmetry(measured.radial) ** 2)))
+        back = Prototypes.from_json(learned.to_json(), where="p.json")
+        assert np.isclose(back.asymmetry_noise, noise[name], atol=1e-4)
+    assert noise["dim"] > noise["clean"] > 0
+    data = default_prototypes(classic).to_json()
+    assert Prototypes.from_json(data, where="p.json").asymmetry_noise == 0.0
+    del data["asymmetry_noise"]
+    assert Prototypes.from_json(data, where="p.json").asymmetry_noise == 0.0
+    data["asymmetry_noise"] = -0.1
+    with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*asymmetry_noise"):
+        Prototypes.from_json(data, where="p.json")
+
+
+def test_herkle_arches_are_learned_as_the_photo_shows_them() -> None:
+    """Herkle's ordinaries are told apart by their arch as well as their silhouette; calibration learns
+    each one's arch from the photo's whole shields as an estimate (between the painted model's and the
+    photo's own median), which names a dim photo's tiles at least as well as the painted model's. The
+    other editions learn none, and files without arches read as the painted model's."""
+    from calibration.lighting import SHIFTS, shift_light
+    from vision.classify import classify
+    from vision.shields import arch, field_colour, shield_outline, shield_templates, view_shields
+
+    tiles = tileset("herkle")
+    options = {"tiles": 30, "hand": 0.0, "light": "neutral", "tilt": 0.0, "px_per_tile": 60.0}
+    out = render(random_scene(seed=3, variant="herkle", size=(600, 800), **options))  # type: ignore[arg-type]
+    image = shift_light(out.image, SHIFTS["dim"], seed=3)
+    measured, known, _ = measure_tiles(image, board_from_json(out.truth, where="render"), tileset=tiles)
+    learned = learn_prototypes([(measured, known)], tileset=tiles)
+    base = default_prototypes(tiles)
+    templates = shield_templates(tiles)
+    painted = dict(zip(templates, arch(np.array(list(templates.values()))), strict=True))
+    view = view_shields(measured.patch, field_colour(measured.patch), outline=shield_outline(tiles))
+    rises = arch(view.silhouette)
+    assert set(learned.arches) == {t.shape for t, ok in zip(known, view.found, strict=True) if ok}
+    for shape, middle in learned.arches.items():
+        own = np.median(
+            [r for r, t, ok in zip(rises, known, view.found, strict=True) if ok and t.shape == shape]
+        )
+        assert min(own, painted[shape]) - 1e-9 <= middle <= max(own, painted[shape]) + 1e-9
+
+    def right(prototypes: Prototypes) -> int:
+        named = classify(measured, np.ones(3), prototypes)
+        sure = named.shape_confidence >= 0.6
+        return sum(bool(ok) and s == t.shape for ok, s, t in zip(sure, named.shapes, known, strict=True))
+
+    assert right(learned) >= right(dataclasses.replace(learned, arches={}))
+    back = Prototypes.from_json(learned.to_json(), where="p.json")
+    assert {k: round(float(v), 4) for k, v in back.arches.items()} == {
+        k: round(float(v), 4) for k, v in learned.arches.items()
+    }
+    assert base.arches == {} and Prototypes.from_json(base.to_json(), where="p.json").arches == {}
+    assert _learned_from_a_photo("classic", seed=5, light="neutral")[2].arches == {}
+    data = learned.to_json()
+    data["arches"]["oval"] = 0.3
+    with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*arches"):
+        Prototypes.from_json(data, where="p.json")
