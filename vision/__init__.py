@@ -5,7 +5,8 @@ The reader's public names: :func:`read_table` (a frame to a :class:`vision.readi
 :func:`default_prototypes` and :func:`learn_prototypes` (the reference colours and shapes, as data).
 """
 
-from vision.prototypes import Prototypes, default_prototypes, learn_prototypes
+from vision.learning import learn_prototypes
+from vision.prototypes import Prototypes, default_prototypes
 from vision.reader import measure_tiles, read_table
 
 __all__ = ["Prototypes", "default_prototypes", "learn_prototypes", "measure_tiles", "read_table"]

@@ -29,7 +29,8 @@ import numpy as np
 from table import Board, Layout, TileSet, tileset
 from table.codec import board_from_json, layout_from_json
 from table.register import register
-from vision.prototypes import Prototypes, learn_prototypes
+from vision.learning import learn_prototypes
+from vision.prototypes import Prototypes
 from vision.reader import measure_tiles, read_table
 from vision.reading import Reading
 
