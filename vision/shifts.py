@@ -25,6 +25,9 @@ AMBIGUOUS = 0.4
 RIGID_FIT = 0.2
 RIGID_OTHER = 0.3
 FAR_OFF_GRID = 0.15
+#: Where no shift fits a near group and the placed points around it (none within RIGID_OTHER), another
+#: shift fitting them with at most this fraction of the predicted one's misfit puts the group in doubt.
+DOUBT = 0.9
 #: How many placed points nearest to a near group check its shift (:func:`checked_shift`).
 NEAREST = 20
 
@@ -116,6 +119,9 @@ def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
     RIGID_OTHER off its cell); then that one where it is the only candidate, both among the shifts around
     ``offset`` and among those around itself, and ``offset`` leaves a point twice as far off as it does (as
     :func:`rigid_shift` tells a clear fit), under the homography and under an affine map alike; else None.
+    Where no shift is a candidate, ``offset`` stands unless another fits clearly better (with at most DOUBT
+    of its misfit): the group's place is then in doubt, and it is left for the rules of the game
+    (:mod:`vision.rejoin`).
 
     The map extrapolated from the placed points (under a steep camera, from a small part of the layout;
     drifting rows seen through a few tiles) may put the group a cell off: where one shift alone fits, the
@@ -125,8 +131,11 @@ def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
     nearest = np.argsort(gap)[:NEAREST]
     local = (pts[nearest], cells[nearest], group_pts, group_cells)
     fitting, mine, best = _candidates(*local, offset, taken)
-    if best >= min(mine, RIGID_OTHER):
+    if best >= mine:
         return np.asarray(offset, np.int64)
+    if best >= RIGID_OTHER:
+        # no shift fits well (drifting rows, a seam): the prediction stands unless another fits clearly better
+        return np.asarray(offset, np.int64) if best > DOUBT * mine else None
     if len(fitting) != 1 or mine < 2 * best:
         return None
     shift = np.asarray(offset + np.array(fitting[0]), np.int64)
