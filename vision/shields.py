@@ -10,10 +10,12 @@ is the convex hull of its lit pixels (a black ordinary splits the field, never t
 whatever in the shield is unlike the field, its colour is measured on its solid middle, and its
 silhouette is drawn together with the shield's (so every tile shows which way is up) in the shield's own
 frame: centred on the shield and scaled to its size. Where that hull is not shield-shaped, the shield's
-known form decides: a black ordinary that reaches the shield's edge takes corners off the hull, which then
-lies inside a shield of the frame's size and is completed by it where the body's dark rim rings it; a
-field run into the lit table through a blurred rim is cut from it. A chevron is told from a fess by its
-arch (:func:`arch`).
+known form decides: a field run into the lit table through a blurred rim is cut from it; a hull cut
+short (a black ordinary that reaches the shield's edge takes corners off it, and the window the lit field
+is read in, the middle of the cell, cuts the end off a shield a little off its patch's middle) lies inside
+a shield of the frame's size and is completed by it where the body's dark rim rings it. A chevron is
+told from a fess by its arch (:func:`arch`). The ordinaries' silhouettes are compared with the painted
+model's as a camera sees them, softened (:data:`CAMERA_BLUR`).
 
 All functions take (N, S, S, 3) BGR uint8 patches cut in the grid's axes (:mod:`vision.patches`).
 """
@@ -50,15 +52,15 @@ CENTRED = 0.1
 #: :func:`outline_misfit`) is not whole: 0.07 covers nine in ten whole shields on a rendered set (seed 5),
 #: a misread ordinary's shield is typically 0.10 away.
 MISFIT = 0.09
-#: A hull cut by a dark ordinary is completed by the frame's shield when the shield holds all but this
-#: fraction of it and it covers at least HELD of the shield (see :func:`_completed`): on the painted
+#: A hull cut short is completed by the frame's shield when the shield holds all but this fraction of
+#: it and it covers at least HELD of the shield (see :func:`_completed`): on the painted
 #: model a black ordinary's hull covers 0.80 (saltire) to 0.94 (fess) of its shield, blur and a tilted
 #: camera take a little more (on a rendered set, with a bound of 0.6: 0.77 and more for 95 in 100 of the
 #: black ordinaries completed, while the two tiles it misread sat at 0.65 and 0.66).
 OUTSIDE = 0.05
 HELD = 0.7
-#: ... and when its ordinary is darker than the field by more than halfway to black (0.3 on the painted
-#: model, in log terms: the bound :mod:`vision.classify` names black below).
+#: A black ordinary (:func:`black`) is darker than the field by more than halfway to black (0.3 on the
+#: painted model, in log terms: the bound :mod:`vision.classify` names black below)...
 DARK = 0.55
 #: ... and painted the body's black: its paint lies above the body's by at most this fraction of the
 #: field's rise above the body (:attr:`ShieldView.rise`; rendered set: 0.17 and less for 99 in 100 black
@@ -86,6 +88,15 @@ MOST = 0.9
 ARCH_COLUMN = 3.0
 #: Weight of the field in the silhouette (the ordinary is 1, outside the shield 0).
 FIELD_WEIGHT = 0.5
+#: The ordinaries' silhouettes on the painted model (the renderer's faces, square-on and sharp) are taken
+#: through this blur (sigma, in patch pixels): a camera's lens, the working copy and the patch's
+#: resampling soften every tile's edges, and a sharp model's silhouettes lie further from the tiles seen
+#: than a softened one's. Each rendered tile's silhouette lies nearest its own shape's at 0.8 to 1.2
+#: (root-mean-square distance, flat there: a rendered calibration game, 24 frames and 383 tiles, 0.098
+#: sharp and 0.094 at 0.8; 25 frames of the rendered set (seed 31), 604 tiles, 0.095 and 0.092); the
+#: least of that range is taken. The shield's outline stays sharp (MISFIT was measured against it), and
+#: so does the ordinaries' lightness (read on their solid middles, which blur hardly changes).
+CAMERA_BLUR = 0.8
 
 
 @dataclass(frozen=True)
@@ -179,7 +190,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     outline : ndarray, shape (SIZE, SIZE), optional
         The shield's outline (:func:`shield_outline`). Given, a shield is whole only when it is also
         shield-shaped (:func:`outline_misfit` at most MISFIT), and a lit field whose hull is not is
-        completed where a dark ordinary cut its corners (:func:`_completed`).
+        completed where it was cut short (:func:`_completed`).
     """
     _check(patches)
     n, s = patches.shape[:2]
@@ -225,13 +236,8 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     whole = view.found & (area >= WHOLE * typical) & (off <= CENTRED)
     if outline is not None:
         whole &= outline_misfit(view.outline, outline) <= MISFIT
-        for i, shield in _completed(hulls, view.found & ~whole, whole, outline):
-            view.found[i] = False
-            _describe(view, i, x[i], local[i], body[i], shield)
-            # only a dark ordinary (a black one) is cut from the lit field: a hue or white is lit itself;
-            # and the body's rim rings the shield (not a piece of two neighbours with the rim between
-            # them taken for the black ordinary)
-            whole[i] = view.found[i] and bool(black(view)[i]) and view.ringed[i] >= RING_DARK
+        seen = view.found.copy()
+        cut = np.zeros(n, bool)
         # a shield run into the lit table or into its neighbour's through its blurred rim: the hull of
         # its own lit part, the one in the cell's middle once the bridges are cut
         for j in np.flatnonzero(~whole & (area > 0)):
@@ -240,6 +246,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
                 continue
             view.centre[j] = _centroids(middle[None])[0]
             view.found[j] = False
+            cut[j] = True
             _describe(view, int(j), x[j], local[j], body[j], middle)
             whole[j] = bool(
                 view.found[j]
@@ -247,6 +254,14 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
                 and np.abs(view.centre[j]).max() <= CENTRED
                 and outline_misfit(view.outline[j : j + 1], outline)[0] <= MISFIT
             )
+        # a hull cut short (by a black ordinary reaching the shield's edge, or by the window the lit
+        # field is read in, which a shield a little off its patch's middle reaches past) is completed
+        # by the frame's shield, where the body's rim rings it (not a piece of two neighbours with the
+        # rim between them taken for a dark ordinary)
+        for i, shield in _completed(hulls, seen & ~whole, whole & ~cut, outline):
+            view.found[i] = False
+            _describe(view, i, x[i], local[i], body[i], shield)
+            whole[i] = view.found[i] and view.ringed[i] >= RING_DARK
     view.found[:] = whole
     return view
 
@@ -312,14 +327,16 @@ def _middle(lit: np.ndarray) -> np.ndarray | None:
 def _completed(
     hulls: np.ndarray, broken: np.ndarray, whole: np.ndarray, outline: np.ndarray
 ) -> list[tuple[int, np.ndarray]]:
-    """The shields (S, S) uint8 of the ``broken`` (N,) hulls (N, S, S) that a dark ordinary cut: a dark
+    """The shields (S, S) uint8 of the ``broken`` (N,) hulls (N, S, S) that were cut short: a dark
     ordinary reaching the shield's edge (a black bend, saltire or cross, a black pale's foot) takes the
-    shield's corners off the lit field's hull, which is then smaller and blunter than a shield but lies
-    inside one. Such a hull is completed by the frame's shield (``outline`` (SIZE, SIZE), at the size
-    of the ``whole`` shields, at the quarter turn and shift within CENTRED of the cell's middle that
-    hold the most of the hull) when the shield holds all but OUTSIDE of it and the hull covers at least
-    HELD of the shield. A square of table framed by tiles, a shield run into the lit table or into its
-    neighbour's, is not held by a shield; a piece of a neighbour's shield is not in the cell's middle."""
+    shield's corners off the lit field's hull, and the window the lit field is read in cuts the end off a
+    shield that reaches past it (a shield spans 0.85 of its cell, a little off its patch's middle it
+    reaches past 0.44), so the hull is smaller and blunter than a shield but lies inside one. Such a hull
+    is completed by the frame's shield (``outline`` (SIZE, SIZE), at the size of the ``whole`` shields, at
+    the quarter turn and shift within CENTRED of the cell's middle that hold the most of the hull) when
+    the shield holds all but OUTSIDE of it and the hull covers at least HELD of the shield. A square of
+    table framed by tiles, a shield run into the lit table or into its neighbour's, is not held by a
+    shield; a piece of a neighbour's shield is not in the cell's middle."""
     if whole.sum() < 3 or not broken.any():
         return []
     s = hulls.shape[1]
@@ -369,8 +386,9 @@ def _placed_shields(outline: np.ndarray, s: int, spread: float) -> np.ndarray:
 @functools.cache
 def shield_templates(tiles: TileSet) -> dict[str, np.ndarray]:
     """Each ordinary's silhouette (:attr:`ShieldView.silhouette`) on the painted model of the tiles,
-    square-on: shape name to (SIZE, SIZE) float32."""
+    square-on and softened as a camera sees it (:data:`CAMERA_BLUR`): shape name to (SIZE, SIZE) float32."""
     stack, every = painted_patches(tiles)
+    stack = np.stack([cv2.GaussianBlur(patch, (0, 0), CAMERA_BLUR) for patch in stack])
     seen = view_shields(stack, field_colour(stack))
     return {s: seen.silhouette[[t.shape == s for t in every]].mean(axis=0) for s in tiles.shapes}
 

@@ -71,7 +71,8 @@ def test_reading_herkle_by_its_shields_finds_more_tiles(scene: Any, monkeypatch:
     monkeypatch.setattr(symbol_candidates, "find_shields", symbol_candidates._paint_blobs)
     by_paint = score_frame(read_table(scene.image, tileset=herkle), scene.truth, layout=None, where="r")
     assert by_shields.wrong == by_shields.extra == 0, by_shields.summary()
-    assert by_shields.right >= by_paint.right + 5, (by_shields.summary(), by_paint.summary())
+    # by its shields every tile is read; by the pieces of paint some are missed or misnamed
+    assert by_shields.right == by_shields.tiles > by_paint.right, (by_shields.summary(), by_paint.summary())
 
 
 def test_a_frame_without_shields_has_no_candidates() -> None:
