@@ -98,21 +98,21 @@ def read_table(
         tiles, uncertain = _decide(located, named, located.cells - origin, None, min_confidence)
         covered = covered_cells(located.work, located.lattice, located.cells, gains) - origin
         uncertain = _with_covered(tiles, uncertain, covered)
-        return Reading(tuple(tiles), tuple(uncertain), _ms(started), _geometry(located, None))
+        return Reading(tuple(tiles), tuple(uncertain), _ms(started), _geometry(located, None, image.shape))
     found = _registered(image, layout.start_tiles, prototypes)
     if found is None:
         return Reading((), (), _ms(started), {})
     located, named, transform = found
     if transform is None:
         lost = tuple(Uncertain(int(r), int(c), "unregistered") for r, c in located.cells)
-        return Reading((), lost, _ms(started), _geometry(located, None))
+        return Reading((), lost, _ms(started), _geometry(located, None, image.shape))
     cells = _apply(transform, located.cells)
     tiles, unsure = _decide(located, named, cells, layout, min_confidence)
     gains = white_balance(located.measured.body)
     covered = covered_cells(located.work, located.lattice, located.cells, gains)
     on_board = [c for c in _apply(transform, covered) if layout.contains((int(c[0]), int(c[1])))]
     unsure = _with_covered(tiles, unsure, np.array(on_board, np.int64).reshape(-1, 2))
-    return Reading(tuple(tiles), tuple(unsure), _ms(started), _geometry(located, transform))
+    return Reading(tuple(tiles), tuple(unsure), _ms(started), _geometry(located, transform, image.shape))
 
 
 def measure_tiles(
@@ -405,9 +405,14 @@ def _with_covered(tiles: list[ReadTile], uncertain: list[Uncertain], covered: np
     return sorted([*uncertain, *extra], key=lambda u: (u.row, u.col))
 
 
-def _geometry(located: Located, transform: Transform | None) -> dict[str, object]:
-    """The overlay's geometry in full-frame pixels: the cell-to-image homography, angle and pitch."""
-    back = np.diag([1 / located.scale, 1 / located.scale, 1.0])
+def _geometry(located: Located, transform: Transform | None, shape: tuple[int, ...]) -> dict[str, object]:
+    """The overlay's geometry in the pixels of the frame (``shape`` (H, W, ...)): the cell-to-image
+    homography, angle and pitch."""
+    # the working copy's pixel (r, c) is the mean of a block of the frame's whose middle is at
+    # ((r + 0.5)·k - 0.5, (c + 0.5)·k - 0.5), k the ratio of the two sizes along each axis (a whole factor
+    # only where the frame's side is a multiple of it)
+    k = np.array(shape[:2], np.float64) / located.work.shape[:2]
+    back = np.array([[k[0], 0, (k[0] - 1) / 2], [0, k[1], (k[1] - 1) / 2], [0, 0, 1]])
     h = back @ located.lattice.homography
     if transform is not None:
         turns, (sr, sc), _ = transform
@@ -428,7 +433,7 @@ def _geometry(located: Located, transform: Transform | None) -> dict[str, object
         "cell_to_image": np.round(h, 8).tolist(),
         "homography": np.round(corner / corner[2, 2], 8).tolist(),
         "angle": round(located.lattice.angle, 3),
-        "pitch": round(located.lattice.pitch / located.scale, 3),
+        "pitch": round(located.lattice.pitch * float(k.mean()), 3),
         "scale": round(located.scale, 5),
     }
 

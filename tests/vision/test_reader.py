@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from table import Board, Tile, tileset
+from table.codec import board_from_json
+from table.register import register
 from vision import measure_tiles, occupied, read_table, reader, symbol_candidates
 from vision.classify import Named
 from vision.detect import Blobs, find_blobs
@@ -205,3 +207,24 @@ def test_a_tilted_connect_frame_registers_whole_on_its_start_tiles() -> None:
     tally = score_frame(reading, out.truth, layout=scene.layout, where="render")
     assert tally.wrong == 0 and tally.extra <= 1
     assert tally.right >= tally.tiles - 1, tally.summary()
+
+
+def test_geometry_is_centred_on_the_tiles_in_the_frames_pixels() -> None:
+    # tiles 100 pixels wide are read on a working copy shrunk three times (800 columns to 267: not a whole
+    # factor); a block mean's middle lies at (x + 0.5)·k - 0.5 in the frame, not at x·k (a pixel up-left)
+    steady = {**EASY, "jitter": 0.0, "askew": 0.0, "drift": 0.0}
+    offsets = []
+    for seed in range(4):
+        options = {**steady, "px_per_tile": 100.0, "tiles": 12, "table": "green-felt"}
+        scene = random_scene(seed=seed, variant="classic", size=(600, 800), **options)  # type: ignore[arg-type]
+        out = render(scene)
+        reading = read_table(out.image, tileset=tileset("classic"))
+        assert reading.geometry["scale"] < 0.5
+        h = np.asarray(reading.geometry["cell_to_image"])
+        motion = register(board_from_json(out.truth, where="render"), reading.board)
+        faces = {(f["row"], f["col"]): np.asarray(f["corners"]) for f in out.truth["geometry"]["faces"]}
+        for t in reading.tiles:
+            (cell,) = motion.cells({t.placed.cell})
+            offsets.append(apply_homography(h, np.array(t.placed.cell, float)) - faces[cell].mean(axis=0))
+    assert len(offsets) >= 30
+    assert np.all(np.abs(np.mean(offsets, axis=0)) < 0.3)  # in pixels, rows and columns
