@@ -15,7 +15,8 @@ short (a black ordinary that reaches the shield's edge takes corners off it, and
 is read in, the middle of the cell, cuts the end off a shield a little off its patch's middle) lies inside
 a shield of the frame's size and is completed by it where the body's dark rim rings it. A chevron is
 told from a fess by its arch (:func:`arch`). The ordinaries' silhouettes are compared with the painted
-model's as a camera sees them, softened (:data:`CAMERA_BLUR`).
+model's as a camera sees them, softened (:data:`CAMERA_BLUR`); a cross is told from a pale or fess by its
+arm (:func:`arm`).
 
 All functions take (N, S, S, 3) BGR uint8 patches cut in the grid's axes (:mod:`vision.patches`).
 """
@@ -88,6 +89,13 @@ MOST = 0.9
 ARCH_COLUMN = 3.0
 #: Weight of the field in the silhouette (the ordinary is 1, outside the shield 0).
 FIELD_WEIGHT = 0.5
+#: A cross's arm (:func:`arm`) is read in the silhouette's columns further than this many pixels from the
+#: shield's middle line, where a pale's band is not (on the painted model, outlined and softened, it holds
+#: under a fifth of ordinary past 4 pixels; the shield reaches 8.5)...
+ARM_OUTSIDE = 4.0
+#: ... on the rows within this many pixels of the shield's middle (the painted cross's arm, 4.5 pixels
+#: high, lies across the middle: its rows peak within a pixel of it).
+ARM_NEAR = 2.0
 #: The ordinaries' silhouettes on the painted model (the renderer's faces, square-on and sharp) are taken
 #: through this blur (sigma, in patch pixels): a camera's lens, the working copy and the patch's
 #: resampling soften every tile's edges, and a sharp model's silhouettes lie further from the tiles seen
@@ -427,6 +435,40 @@ def arch(silhouettes: np.ndarray) -> np.ndarray:
         dy = middle - (weight * middle).sum(axis=1, keepdims=True) / total
         slopes.append(np.abs((weight * dx * dy).sum(axis=1)) / np.maximum((weight * dx**2).sum(axis=1), 1e-6))
     return np.asarray(np.maximum(*slopes))
+
+
+def arm(silhouettes: np.ndarray) -> np.ndarray:
+    """How clearly each ordinary has arms across the shield's middle both ways (N,): a cross's.
+
+    Across the columns away from the shield's middle line (:data:`ARM_OUTSIDE`), the share of each row
+    that is ordinary; the arm is how far the most ordinary of the rows through the middle
+    (:data:`ARM_NEAR`) stands above the median row (what a band tilted, painted fat or cut short by its
+    shield leaves in those columns along its whole length); the same turned a quarter, and the lesser
+    of the two. A cross's arm and bar both cross the middle (0.54 on the painted model); a pale or fess is
+    one band, which crosses it one way only, and a bend, saltire or chevron crosses the outer columns
+    away from the middle (all 0.14 and less). A quarter turn changes nothing.
+
+    Parameters
+    ----------
+    silhouettes : ndarray, shape (N, SIZE, SIZE)
+        :attr:`ShieldView.silhouette`: the ordinary 1 on the field FIELD_WEIGHT.
+    """
+    ordinary = np.clip((silhouettes - FIELD_WEIGHT) / (1.0 - FIELD_WEIGHT), 0.0, 1.0)
+    shield = silhouettes > 0.5 * FIELD_WEIGHT
+    c = np.abs(np.arange(SIZE) - (SIZE - 1) / 2)
+    out = np.zeros((2, len(silhouettes)))
+    for k, (o, inside) in enumerate(
+        ((ordinary, shield), (np.swapaxes(ordinary, 1, 2), np.swapaxes(shield, 1, 2)))
+    ):
+        outer = inside & (c > ARM_OUTSIDE)[None, None, :]
+        count = outer.sum(axis=2)  # (N, SIZE) per row
+        share = (o * outer).sum(axis=2) / np.maximum(count, 1)
+        for i in range(len(o)):
+            rows = count[i] >= 4  # the shield's rows with some width outside the middle
+            middle = rows & (c <= ARM_NEAR)
+            if middle.any():
+                out[k, i] = share[i, middle].max() - np.median(share[i, rows])
+    return np.asarray(out.min(axis=0))
 
 
 def outline_misfit(outlines: np.ndarray, template: np.ndarray) -> np.ndarray:

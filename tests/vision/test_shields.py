@@ -21,6 +21,7 @@ from vision.render_tiles import BODY, HERKLE_FIELD, PAINT
 from vision.shields import (
     MISFIT,
     arch,
+    arm,
     black,
     field_colour,
     outline_misfit,
@@ -131,6 +132,23 @@ def test_only_a_chevron_rises_to_a_point() -> None:
     moved = np.roll(chevron, 2, axis=0)
     assert abs(float(arch(moved[None])[0]) - rise["chevron"]) < 0.1
     assert abs(float(arch(np.rot90(chevron)[None].copy())[0]) - rise["chevron"]) < 1e-6
+
+
+def test_only_a_cross_has_arms_across_the_middle_both_ways() -> None:
+    templates = shield_templates(HERKLE)
+    armed = {shape: float(arm(silhouette[None])[0]) for shape, silhouette in templates.items()}
+    assert armed["cross"] > 0.45
+    assert all(value < 0.15 for shape, value in armed.items() if shape != "cross"), armed
+    # a quarter turn changes nothing
+    assert abs(float(arm(np.rot90(templates["cross"])[None].copy())[0]) - armed["cross"]) < 1e-6
+    # a band along the shield's edge beside a pale (the body's rim taken for ordinary) is no arm: it
+    # is not across the middle, and it runs the shield's whole length
+    pale = templates["pale"].copy()
+    pale[:, 17:19] = np.where(pale[:, 17:19] > 0.25, 1.0, pale[:, 17:19])
+    assert float(arm(pale[None])[0]) < 0.15
+    # a cross whose ordinary came out thin and faint (two thirds of its weight) still has its arms
+    faint = vision.shields.FIELD_WEIGHT + (templates["cross"] - vision.shields.FIELD_WEIGHT) * 0.67
+    assert float(arm(np.maximum(faint, 0.0)[None])[0]) > 0.3
 
 
 def test_a_rendered_frame_reads_more_tiles_with_whole_shields_and_arches(
