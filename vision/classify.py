@@ -26,6 +26,7 @@ import numpy as np
 
 from table import tileset
 from vision.features import Measurements
+from vision.ordinaries import arch, arm, shield_lightness, shield_templates
 from vision.outline import asymmetry, outline
 from vision.prototypes import (
     LIGHTNESS_WEIGHT,
@@ -35,17 +36,7 @@ from vision.prototypes import (
     mark_descriptor,
     painted_prototypes,
 )
-from vision.shields import (
-    BLACK_RISE,
-    ShieldView,
-    arch,
-    arm,
-    field_colour,
-    shield_lightness,
-    shield_outline,
-    shield_templates,
-    view_shields,
-)
+from vision.shields import BLACK_RISE, ShieldView, field_colour, shield_outline, view_shields
 
 #: How clearly (in shape spreads, summed over the frame's tiles) the tiles must vote for the frame's
 #: "up" parity before a shape whose name depends on it (Herkle's fess and pale) is named.
@@ -60,12 +51,12 @@ ASYMMETRY_SPREAD = 0.04
 #: a rendered Herkle set (seed 31) the tiles named right lie 1.2 to 2.4 spreads from their shape (a
 #: tenth to nine tenths), so it is no outlier test; the soft-max over it gives the confidence.
 SHIELD_SPREAD = 0.05
-#: Herkle: the spread of an ordinary's arch (:func:`vision.shields.arch`) about its shape's on the painted
+#: Herkle: the spread of an ordinary's arch (:func:`vision.ordinaries.arch`) about its shape's on the painted
 #: model: the rendered tiles scatter by 0.08 to 0.15 about their shape's median, which lies up to 0.24
 #: from the painted model's (bend, saltire); together about 0.3. It tells a chevron, whose silhouette
 #: is about as near the fess's as its own when it is painted flatter, from a fess.
 ARCH_SPREAD = 0.3
-#: Herkle: the spread of an ordinary's arm (:func:`vision.shields.arm`) about its shape's on the painted
+#: Herkle: the spread of an ordinary's arm (:func:`vision.ordinaries.arm`) about its shape's on the painted
 #: model, for the ordinaries it tells apart: on 120 frames rendered with other seeds than the evaluated
 #: set's (5 and 7; 1,448 whole shields of those shapes), root-mean-square 0.058 for crosses, 0.016 for
 #: pales and fesses, where the painted cross's arm is 0.54 and theirs 0.
@@ -291,7 +282,7 @@ def _told_by_arm(distance: np.ndarray, names: list[str], arms: np.ndarray) -> np
     A cross shares its bar with a pale (and a fess, a pale turned) and differs by the arm across it, a
     small part of the silhouette, which the silhouette's distance weighs no more than its noise. Where
     a tile's two nearest ordinaries are a cross and a pale or fess, the arm's distances ``arms`` (F, K),
-    in spreads from each ordinary's on the painted model (:func:`vision.shields.arm`), decide between
+    in spreads from each ordinary's on the painted model (:func:`vision.ordinaries.arm`), decide between
     them: the likelihood ratio the arm gives moves the one it fits worse away (its squared distance
     grows by the difference of the two's squared arm distances). The one it fits better keeps its
     distance, and so does every other ordinary: the arm tells which of the two, never how sure the pair
@@ -363,7 +354,7 @@ def _silhouette_distance(
     capped at one spread, and every tile is then named in the winning parity. When the vote is not clear, a
     tile whose name depends on the parity (a fess or a pale) is as near the one name as the other: its
     confidence is at most one half, so it is uncertain, never read as the other. ``also`` (N, K): distances
-    in spreads by a cue that a quarter turn does not change (Herkle's :func:`vision.shields.arch`), joined
+    in spreads by a cue that a quarter turn does not change (Herkle's :func:`vision.ordinaries.arch`), joined
     to the silhouette's in both parities (they multiply as likelihoods).
     """
     names = list(prototypes.shapes)

@@ -16,6 +16,7 @@ import numpy as np
 from table import Tile, TileSet
 from vision.classify import ARCH_SPREAD
 from vision.features import Measurements
+from vision.ordinaries import arch, shield_templates
 from vision.outline import asymmetry, outline
 from vision.prototypes import (
     LIGHTNESS_WEIGHT,
@@ -28,7 +29,7 @@ from vision.prototypes import (
     mark_descriptor,
     white_balance,
 )
-from vision.shields import arch, field_colour, shield_outline, shield_templates, view_shields
+from vision.shields import field_colour, shield_outline, view_shields
 
 
 def learn_prototypes(
@@ -177,7 +178,7 @@ def _estimates(
 def _learned_arches(
     frames: Sequence[tuple[Measurements, Sequence[Tile]]], tiles: TileSet, base: Prototypes
 ) -> dict[str, np.ndarray]:
-    """Herkle: each ordinary's arch (:func:`vision.shields.arch`) on the photos' whole shields, an estimate
+    """Herkle: each ordinary's arch (:func:`vision.ordinaries.arch`) on the photos' whole shields, an estimate
     under noise (:func:`_estimates`, no floor but a guard against none) with ``base``'s (default: the
     painted model's shields), uncertain by :data:`vision.classify.ARCH_SPREAD`, as what was known before.
 

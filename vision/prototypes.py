@@ -132,7 +132,7 @@ class Prototypes:
         noise alone, which every tile under that light shows; 0 when not calibrated. A calibrated
         classifier counts only a tile's asymmetry beyond it as the tile's own noise.
     arches : dict of str to () ndarray
-        Herkle: each ordinary's arch on its shield (:func:`vision.shields.arch`) as a calibration photo
+        Herkle: each ordinary's arch on its shield (:func:`vision.ordinaries.arch`) as a calibration photo
         shows it, learned as an estimate under that light's noise
         (:func:`vision.learning._learned_arches`); empty when not calibrated (the painted model's shields
         then give them).

@@ -205,7 +205,8 @@ def test_herkle_arches_are_learned_as_the_photo_shows_them() -> None:
     other editions learn none, and files without arches read as the painted model's."""
     from calibration.lighting import SHIFTS, shift_light
     from vision.classify import classify
-    from vision.shields import arch, field_colour, shield_outline, shield_templates, view_shields
+    from vision.ordinaries import arch, shield_templates
+    from vision.shields import field_colour, shield_outline, view_shields
 
     tiles = tileset("herkle")
     options = {"tiles": 30, "hand": 0.0, "light": "neutral", "tilt": 0.0, "px_per_tile": 60.0}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 
@@ -13,6 +11,7 @@ from table import Tile, tileset
 from vision.classify import classify
 from vision.evaluate import score_frame
 from vision.features import measure
+from vision.ordinaries import shield_lightness
 from vision.patches import PATCH
 from vision.prototypes import default_prototypes, paint_patches, white_balance
 from vision.reader import MIN_CONFIDENCE, locate, read_table
@@ -20,13 +19,10 @@ from vision.render import random_scene, render
 from vision.render_tiles import BODY, HERKLE_FIELD, PAINT
 from vision.shields import (
     MISFIT,
-    arch,
-    arm,
     black,
     field_colour,
     outline_misfit,
     shield_outline,
-    shield_templates,
     view_shields,
 )
 
@@ -123,34 +119,6 @@ def test_a_shield_whose_corners_a_black_ordinary_cut_is_completed() -> None:
     assert not view_shields(np.concatenate([patches, table]), field, outline=template).found[-1]
 
 
-def test_only_a_chevron_rises_to_a_point() -> None:
-    rise = {shape: float(arch(silhouette[None])[0]) for shape, silhouette in shield_templates(HERKLE).items()}
-    assert rise["chevron"] > 0.5
-    assert all(value < 0.35 for shape, value in rise.items() if shape != "chevron"), rise
-    # a chevron sitting a little low on its shield rises as much, and a quarter turn changes nothing
-    chevron = shield_templates(HERKLE)["chevron"]
-    moved = np.roll(chevron, 2, axis=0)
-    assert abs(float(arch(moved[None])[0]) - rise["chevron"]) < 0.1
-    assert abs(float(arch(np.rot90(chevron)[None].copy())[0]) - rise["chevron"]) < 1e-6
-
-
-def test_only_a_cross_has_arms_across_the_middle_both_ways() -> None:
-    templates = shield_templates(HERKLE)
-    armed = {shape: float(arm(silhouette[None])[0]) for shape, silhouette in templates.items()}
-    assert armed["cross"] > 0.45
-    assert all(value < 0.15 for shape, value in armed.items() if shape != "cross"), armed
-    # a quarter turn changes nothing
-    assert abs(float(arm(np.rot90(templates["cross"])[None].copy())[0]) - armed["cross"]) < 1e-6
-    # a band along the shield's edge beside a pale (the body's rim taken for ordinary) is no arm: it
-    # is not across the middle, and it runs the shield's whole length
-    pale = templates["pale"].copy()
-    pale[:, 17:19] = np.where(pale[:, 17:19] > 0.25, 1.0, pale[:, 17:19])
-    assert float(arm(pale[None])[0]) < 0.15
-    # a cross whose ordinary came out thin and faint (two thirds of its weight) still has its arms
-    faint = vision.shields.FIELD_WEIGHT + (templates["cross"] - vision.shields.FIELD_WEIGHT) * 0.67
-    assert float(arm(np.maximum(faint, 0.0)[None])[0]) > 0.3
-
-
 def test_a_rendered_frame_reads_more_tiles_with_whole_shields_and_arches(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -191,7 +159,8 @@ def test_a_white_ordinary_in_shadow_is_not_read_as_a_black_one() -> None:
     patches = _patches(tiles)
     shaded = patches[0].astype(np.float32)
     shaded[shaded.max(axis=2) < 1.3 * max(HERKLE_FIELD)] *= 0.85  # the field, not the white cross
-    patches[0] = np.clip(shaded / vision.shields.shield_lightness(HERKLE)["white"], 0, 255).astype(np.uint8)
+    white = shield_lightness(HERKLE)["white"]
+    patches[0] = np.clip(shaded / white, 0, 255).astype(np.uint8)
     seen = view_shields(patches, field_colour(patches), outline=shield_outline(HERKLE))
     assert seen.lightness[0] <= vision.shields.DARK  # by lightness alone, a black ordinary
     rise = seen.rise / vision.shields.BLACK_RISE
@@ -267,37 +236,3 @@ def test_a_lit_shield_cut_short_by_its_window_is_completed(monkeypatch: pytest.M
         tile = truth[(face["row"], face["col"])]
         assert (named.colours[i], named.shapes[i]) == (tile.colour, tile.shape), (i, tile)
         assert named.confidence[i] >= MIN_CONFIDENCE
-
-
-def _own_shape_distances(scene: Any) -> np.ndarray:
-    """Each whole shield's silhouette's distance (root-mean-square, at its nearest quarter turn) from its
-    own shape's template, in a rendered frame."""
-    located = locate(scene.image, tileset="herkle")
-    assert located is not None
-    m = located.measured
-    seen = view_shields(m.patch, field_colour(m.patch), outline=shield_outline(HERKLE))
-    truth = {(t["row"], t["col"]): t["shape"] for t in scene.truth["tiles"]}
-    faces = scene.truth["geometry"]["faces"]
-    middles = np.array([np.mean(f["corners"], axis=0) for f in faces]) * located.scale
-    templates = shield_templates(HERKLE)
-    out = []
-    for i in np.flatnonzero(seen.found):
-        face = faces[int(np.linalg.norm(middles - located.centres[i], axis=1).argmin())]
-        model = templates[truth[(face["row"], face["col"])]]
-        out.append(min(np.sqrt(((seen.silhouette[i] - np.rot90(model, k)) ** 2).mean()) for k in range(4)))
-    return np.array(out)
-
-
-def test_silhouettes_lie_nearer_the_softened_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    # a camera softens every edge: the tiles of a rendered frame lie nearer their own shapes' silhouettes
-    # taken on the painted model softened as a camera sees it than on the sharp model
-    scene = render(random_scene(seed=12, variant="herkle", size=(600, 800), tiles=30, hand=0.0))
-    softened = _own_shape_distances(scene)
-    monkeypatch.setattr(vision.shields, "CAMERA_BLUR", 0.1)  # as good as sharp
-    shield_templates.cache_clear()
-    try:
-        sharp = _own_shape_distances(scene)
-    finally:
-        shield_templates.cache_clear()
-    assert len(softened) == len(sharp) >= 20
-    assert np.median(softened) < np.median(sharp), (np.median(softened), np.median(sharp))
