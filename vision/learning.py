@@ -9,7 +9,7 @@ photo moves the prototypes to its tiles, a dim, noisy one or a class seen once m
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -66,21 +66,20 @@ def learn_prototypes(
     f, sil = np.concatenate(feats), np.concatenate(silhouettes)
     desc = outline(np.concatenate(radials))
     every = len(tileset.tiles())
-    colours = dict(base.colours)
-    colour_err: list[float] = []
-    for name in tileset.colours:
-        pick = [i for i, t in enumerate(tiles) if t.colour == name]
-        if pick:
-            colours[name] = f[pick].mean(axis=0)
-            colour_err.extend(np.linalg.norm((f[pick] - colours[name]) * [LIGHTNESS_WEIGHT, 1, 1], axis=1))
-    shapes = dict(base.shapes)
-    shape_err: list[float] = []
-    for name in tileset.shapes:
-        pick = [i for i, t in enumerate(tiles) if t.shape == name]
-        if pick:
-            shapes[name] = sil[pick].mean(axis=0)
-            diff = (sil[pick] - shapes[name]).reshape(len(pick), -1)
-            shape_err.extend(np.sqrt((diff**2).mean(axis=1)))
+    colours, colour_err = _means(
+        f,
+        [t.colour for t in tiles],
+        tileset.colours,
+        base.colours,
+        lambda d: np.linalg.norm(d * [LIGHTNESS_WEIGHT, 1, 1], axis=1),
+    )
+    shapes, shape_err = _means(
+        sil,
+        [t.shape for t in tiles],
+        tileset.shapes,
+        base.shapes,
+        lambda d: np.sqrt((d.reshape(len(d), -1) ** 2).mean(axis=1)),
+    )
     outlines, learned_spreads = _learned_outlines(desc, [t.shape for t in tiles], base)
     marks, mark_spreads = _learned_marks(np.concatenate([m.hole for m, _ in frames]), tiles, tileset, base)
     arches = _learned_arches(frames, tileset, base)
@@ -98,6 +97,26 @@ def learn_prototypes(
         float(np.sqrt(np.mean(asymmetry(np.concatenate(radials)) ** 2))),
         arches,
     )
+
+
+def _means(
+    values: np.ndarray,
+    labels: Sequence[str],
+    names: Sequence[str],
+    before: dict[str, np.ndarray],
+    distance: Callable[[np.ndarray], np.ndarray],
+) -> tuple[dict[str, np.ndarray], list[float]]:
+    """Each class's mean of the photo's ``values`` (N, ...) by their ``labels`` (N), for the classes
+    ``names`` the photo shows (``before``'s for the rest); and every value's ``distance`` from its own
+    class's mean (the function takes the differences (K, ...) of one class and gives K distances)."""
+    means = dict(before)
+    errors: list[float] = []
+    for name in names:
+        pick = [i for i, label in enumerate(labels) if label == name]
+        if pick:
+            means[name] = values[pick].mean(axis=0)
+            errors.extend(distance(values[pick] - means[name]))
+    return means, errors
 
 
 def _named_paint(m: Measurements, tiles: TileSet) -> Measurements:
