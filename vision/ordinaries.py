@@ -71,7 +71,7 @@ def arch(silhouettes: np.ndarray) -> np.ndarray:
     silhouettes : ndarray, shape (N, SIZE, SIZE)
         :attr:`vision.shields.ShieldView.silhouette`: the ordinary 1 on the field FIELD_WEIGHT.
     """
-    ordinary = np.clip((silhouettes - FIELD_WEIGHT) / (1.0 - FIELD_WEIGHT), 0.0, 1.0)
+    ordinary = _ordinary(silhouettes)
     c = np.arange(SIZE) - (SIZE - 1) / 2
     slopes = []
     for o in (ordinary, np.swapaxes(ordinary, 1, 2)):
@@ -102,7 +102,7 @@ def arm(silhouettes: np.ndarray) -> np.ndarray:
     silhouettes : ndarray, shape (N, SIZE, SIZE)
         :attr:`vision.shields.ShieldView.silhouette`: the ordinary 1 on the field FIELD_WEIGHT.
     """
-    ordinary = np.clip((silhouettes - FIELD_WEIGHT) / (1.0 - FIELD_WEIGHT), 0.0, 1.0)
+    ordinary = _ordinary(silhouettes)
     shield = silhouettes > 0.5 * FIELD_WEIGHT
     c = np.abs(np.arange(SIZE) - (SIZE - 1) / 2)
     out = np.zeros((2, len(silhouettes)))
@@ -118,3 +118,8 @@ def arm(silhouettes: np.ndarray) -> np.ndarray:
             if middle.any():
                 out[k, i] = share[i, middle].max() - np.median(share[i, rows])
     return np.asarray(out.min(axis=0))
+
+
+def _ordinary(silhouettes: np.ndarray) -> np.ndarray:
+    """How much of each silhouette pixel (N, SIZE, SIZE) is ordinary, 0..1 (the field, FIELD_WEIGHT, 0)."""
+    return np.clip((silhouettes - FIELD_WEIGHT) / (1.0 - FIELD_WEIGHT), 0.0, 1.0)
