@@ -135,50 +135,55 @@ def name_shapes(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.
     """The shapes of measured tiles (every edition but Herkle's), as :func:`classify` names them.
 
     Each tile's shape depends on that tile alone: the nearest shape by :func:`shape_distance` (calibrated:
-    under the learned spreads, :func:`_named_under_light`), the confidence (N,) and the fit (N,), in
-    spreads of the edition, to the shape named.
+    under the learned spreads), the confidence (N,) with the tile's own noise counted
+    (:func:`_named_with_own_noise`) and the fit (N,), in spreads of the edition, to the shape named.
     """
     shape_names, sdist = shape_distance(m, prototypes)
-    shape_best = sdist.argmin(axis=1)
-    shape_conf = _softmax_best(sdist, 1.0)
-    if prototypes.learned_spreads:
-        shape_best, shape_conf = _named_under_light(m, prototypes)
+    if prototypes.outlines and prototypes.learned_spreads:
+        spreads, noise = light_spreads(prototypes), prototypes.asymmetry_noise
+    elif prototypes.outlines:
+        # the edition's spreads were measured on whole symbols, whose asymmetry is about ASYMMETRY_SPREAD
+        spreads, noise = prototypes.outline_spreads, ASYMMETRY_SPREAD
+    else:
+        shape_best = sdist.argmin(axis=1)
+        return [shape_names[k] for k in shape_best], _softmax_best(sdist, 1.0), sdist.min(axis=1)
+    shape_best, shape_conf = _named_with_own_noise(m, prototypes, spreads, noise)
     shape_fit = sdist[np.arange(len(shape_best)), shape_best]
     return [shape_names[k] for k in shape_best], shape_conf, shape_fit
 
 
-def _named_under_light(m: Measurements, prototypes: Prototypes) -> tuple[np.ndarray, np.ndarray]:
-    """Calibrated shapes: each tile's nearest shape (N,) and the confidence (N,) in it, under how far each
-    shape's tiles scatter under the calibration photo's light (:func:`light_spreads`) instead of the
-    edition's spreads.
+def _named_with_own_noise(
+    m: Measurements, prototypes: Prototypes, spreads: dict[str, np.ndarray], noise: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each tile's nearest shape (N,) under the outline ``spreads`` and the confidence (N,) in it.
 
-    In dim light or on small tiles a shape's tiles scatter wider than the edition's spreads; in clean light
-    narrower (a starburst's eightfold harmonic, whose spread holds every printing, is what this camera
-    shows of it). The call is made under that scatter. A tile can be noisier than the photo's were (fewer
-    levels of light on it, a smudge): what its profile holds beyond a symbol's harmonics
-    (:func:`vision.outline.asymmetry`, twelve real Fourier coefficients) measures its own noise, about
-    ``asymmetry / sqrt(12)`` in each coefficient if the noise is white. The photo's own tiles showed this
-    light's noise already (:attr:`Prototypes.asymmetry_noise`), and the learned spreads hold it; only what
-    a tile shows beyond it (in power: ``asymmetry**2 - asymmetry_noise**2``) is its own. The confidence is
-    the lower of the call's soft-max probability under the scatter and under the scatter widened by that
-    noise (added in quadrature), so a tile noisier than the photo's, whose own noise reaches from one
-    shape to another, is uncertain, not a guess; one as noisy as the photo's is not counted noisy twice.
+    Calibrated, the spreads are how far each shape's tiles scatter under the calibration photo's light
+    (:func:`light_spreads`) instead of the edition's: in dim light or on small tiles a shape's tiles
+    scatter wider than the edition's spreads; in clean light narrower (a starburst's eightfold harmonic,
+    whose spread holds every printing, is what this camera shows of it). A tile can be noisier than the
+    spreads allow (fewer levels of light on it, blur, a smudge): what its profile holds beyond a symbol's
+    harmonics (:func:`vision.outline.asymmetry`, twelve real Fourier coefficients) measures its own noise,
+    about ``asymmetry / sqrt(12)`` in each coefficient if the noise is white. The spreads hold some noise
+    already, ``noise`` in asymmetry (calibrated: the photo's own tiles', :attr:`Prototypes.asymmetry_noise`;
+    the edition's: whole symbols', :data:`ASYMMETRY_SPREAD`); only what a tile shows beyond it (in power)
+    is its own. The confidence is the lower of the call's soft-max probability under the spreads and
+    under the spreads widened by that noise (added in quadrature), so a tile whose own noise reaches
+    from one shape to another is uncertain, not a guess (a blurred diamond, its corners' eightfold
+    harmonic gone, lies a few of the diamond's narrow spreads from it and was named a clover, whose
+    spreads are wide, with full confidence); one no noisier than that is not counted noisy twice.
     """
-    spreads = light_spreads(prototypes)
     names = list(prototypes.outlines)
     middle = np.array([prototypes.outlines[k] for k in names])
     spread = np.array([spreads[k] for k in names])
     closed = np.array([prototypes.outline_spreads[k] < OPEN for k in names])  # open: says nothing
     offset = outline(m.radial)[:, None, :] - middle[None]
-    # the tile's own noise beyond what the calibration photo's light gave every whole symbol (that much
-    # is in the learned spreads already)
-    beyond = np.maximum(asymmetry(m.radial) ** 2 - prototypes.asymmetry_noise**2, 0.0)
+    beyond = np.maximum(asymmetry(m.radial) ** 2 - noise**2, 0.0)
     own = np.where(closed, (beyond / 12)[:, None, None], 0.0)
-    under_light = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
+    plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
     noisier = np.sqrt((offset**2 / (spread[None] ** 2 + own)).sum(axis=2))
-    best = under_light.argmin(axis=1)
+    best = plain.argmin(axis=1)
     rows = np.arange(len(best))
-    return best, np.minimum(_softmax(under_light)[rows, best], _softmax(noisier)[rows, best])
+    return best, np.minimum(_softmax(plain)[rows, best], _softmax(noisier)[rows, best])
 
 
 def light_spreads(prototypes: Prototypes) -> dict[str, np.ndarray]:

@@ -257,3 +257,30 @@ def test_a_calibrated_reader_counts_the_lights_noise_once() -> None:
     shakier = dataclasses.replace(measured, radial=(measured.radial + 3 * wobble).astype(np.float32))
     beyond = classify(shakier, np.ones(3), dataclasses.replace(same, asymmetry_noise=noise))
     assert beyond.shape_confidence.mean() < once.shape_confidence.mean()
+
+
+def test_an_uncalibrated_reader_counts_a_tiles_own_noise() -> None:
+    """Uncalibrated, the edition's spreads were measured on whole symbols, whose profiles hold about
+    ASYMMETRY_SPREAD of harmonics no symbol has. A tile noisier than that (blur, few levels of light, a
+    smudge) keeps its name but not full confidence, so that noise reaching from one shape to another
+    leaves it uncertain instead of a confident guess; clean tiles stay confidently named."""
+    classic = tileset("classic")
+    tiles = list(classic.tiles())
+    measured = measure(_patches(tiles, "classic"))
+    plain = default_prototypes(classic)
+    clean = classify(measured, np.ones(3), plain)
+    assert clean.shapes == [t.shape for t in tiles]
+    assert (clean.shape_confidence > 0.9).all()
+    turn = np.arange(measured.radial.shape[1]) * 2 * np.pi / measured.radial.shape[1]
+    confidence = []
+    for size in (0.1, 0.2, 0.4):
+        wobble = size * (np.cos(turn) + np.sin(2 * turn))  # harmonics 1 and 2: off-centre, squashed
+        shaky = classify(
+            dataclasses.replace(measured, radial=(measured.radial + wobble).astype(np.float32)),
+            np.ones(3),
+            plain,
+        )
+        assert shaky.shapes == clean.shapes
+        confidence.append(float(shaky.shape_confidence.mean()))
+    assert confidence == sorted(confidence, reverse=True)
+    assert confidence[1] < 0.9 and confidence[2] < MIN_CONFIDENCE
