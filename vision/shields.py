@@ -9,11 +9,13 @@ frame's field colour is the commonest colour of the lit middles of its patches. 
 is the convex hull of its lit pixels (a black ordinary splits the field, never the hull), the ordinary is
 whatever in the shield is unlike the field, its colour is measured on its solid middle, and its
 silhouette is drawn together with the shield's (so every tile shows which way is up) in the shield's own
-frame: centred on the shield and scaled to its size. Where that hull is not shield-shaped, the shield's
-known form decides: a field run into the lit table through a blurred rim is cut from it; a hull cut
-short (a black ordinary that reaches the shield's edge takes corners off it, and the window the lit field
-is read in, the middle of the cell, cuts the end off a shield a little off its patch's middle) lies inside
-a shield of the frame's size and is completed by it where the body's dark rim rings it. What the
+frame: centred on the shield and scaled to its size. The lit field is read in a window, the middle of
+the cell, less what lies past the body's rim along the window's sides (a strip of the lit table or of a
+neighbour's shield: it shows no field, or is thinner than any piece of a shield). Where the hull is not
+shield-shaped, the shield's known form decides: a field run into the lit table through a blurred rim is
+cut from it; a hull cut short (a black ordinary that reaches the shield's edge takes corners off it, and
+the window cuts the end off a shield a little off its patch's middle) lies inside a shield of the
+frame's size and is completed by it where the body's dark rim rings it. What the
 silhouette shows beside its likeness to each shape's (a chevron's arch, a cross's arms) and the painted
 model's silhouettes it is compared with are in :mod:`vision.ordinaries`.
 
@@ -44,6 +46,13 @@ GREY = 0.35
 SIZE = 24
 #: The silhouette's root-mean-square radius (of the shield), as a fraction of SIZE.
 SPREAD = 0.30
+#: The lit field is read in a window this far (in cells, along either axis) from the patch's middle: a
+#: shield spans 0.85 of its cell, so a centred one lies inside it and its neighbours outside.
+WINDOW = 0.44
+#: A lit part reaching the window's side is no piece of its shield when it is thinner than this (the
+#: radius, in cells, of the widest disc it holds): the thinnest piece a black ordinary leaves of its
+#: shield, a saltire's side, holds one of 0.086 on the painted model.
+THIN = 0.07
 #: A whole shield covers at least this fraction of the frame's median shield's area, and its centroid
 #: lies at most this far (in cells) from its cell's middle.
 WHOLE = 0.8
@@ -117,8 +126,9 @@ class ShieldView:
         A whole shield and an ordinary on it were found.
     centre : ndarray, shape (N, 2)
         Where the shield lies: the centroid of the lit field's hull (of its part in the cell's middle where
-        a bridge to the lit table or a neighbour was cut), in cells ``(row, col)`` from the patch centre,
-        0 where nothing is lit. A probe cut off its tile recentres on it.
+        a bridge to the lit table or a neighbour was cut; of the frame's shield that completed a hull cut
+        short), in cells ``(row, col)`` from the patch centre, 0 where nothing is lit. A probe cut off its
+        tile recentres on it.
     """
 
     paint: np.ndarray
@@ -187,6 +197,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     u = (np.arange(s) + 0.5) / s - 0.5
     edge = np.maximum(np.abs(u)[:, None], np.abs(u)[None, :])
     core = _disc(s, 0.35)
+    window = _window(s)
     body = np.quantile(light[:, edge > 0.40], 0.2, axis=1) if n else np.zeros(0)
     view = ShieldView(
         np.zeros((n, 3)),
@@ -202,12 +213,17 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     )
     hulls = np.zeros((n, s, s), np.uint8)
     lits = np.zeros((n, s, s), np.uint8)
+    faces = np.zeros((n, s, s), bool)
     local = np.zeros((n, 3), np.float32)
     for i in range(n):
         local[i] = _local_field(x[i][core], np.asarray(field, np.float32))
         bright = max(float(local[i].max()), 1.0)
-        lit = (light[i] > body[i] + LIT * (bright - body[i])) & (edge < 0.44)
-        lits[i] = cv2.morphologyEx(lit.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        lit = (light[i] > body[i] + LIT * (bright - body[i])) & (window > 0)
+        faces[i] = light[i] > body[i] + LIT / 2 * (bright - body[i])
+        # opened by a 2×2 square: eroded at its top-left corner, dilated at its bottom-right (OpenCV's
+        # MORPH_OPEN does both at one anchor, which moves an even square's opening a pixel down-right)
+        opened = cv2.dilate(cv2.erode(lit.astype(np.uint8), _PAIR, anchor=(0, 0)), _PAIR, anchor=(1, 1))
+        lits[i] = _peeled(opened, np.linalg.norm(x[i] - local[i], axis=2) < UNLIKE * bright, window > 0)
         points = np.argwhere(lits[i] > 0)
         if len(points) < s * s // 20:
             continue
@@ -246,10 +262,12 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         # field is read in, which a shield a little off its patch's middle reaches past) is completed
         # by the frame's shield, where the body's rim rings it (not a piece of two neighbours with the
         # rim between them taken for a dark ordinary)
-        for i, shield in _completed(hulls, seen & ~whole, whole & ~cut, outline):
+        for i, shield in _completed(hulls, faces, seen & ~whole, whole & ~cut, outline):
             view.found[i] = False
             _describe(view, i, x[i], local[i], body[i], shield)
             whole[i] = view.found[i] and view.ringed[i] >= RING_DARK
+            if whole[i]:  # the shield lies where it was placed, not where its cut hull's middle is
+                view.centre[i] = _centroids(shield[None])[0]
     view.found[:] = whole
     return view
 
@@ -313,34 +331,36 @@ def _middle(lit: np.ndarray) -> np.ndarray | None:
 
 
 def _completed(
-    hulls: np.ndarray, broken: np.ndarray, whole: np.ndarray, outline: np.ndarray
+    hulls: np.ndarray, faces: np.ndarray, broken: np.ndarray, whole: np.ndarray, outline: np.ndarray
 ) -> list[tuple[int, np.ndarray]]:
     """The shields (S, S) uint8 of the ``broken`` (N,) hulls (N, S, S) that were cut short: a dark
     ordinary reaching the shield's edge (a black bend, saltire or cross, a black pale's foot) takes the
     shield's corners off the lit field's hull, and the window the lit field is read in cuts the end off a
     shield that reaches past it (a shield spans 0.85 of its cell, a little off its patch's middle it
-    reaches past 0.44), so the hull is smaller and blunter than a shield but lies inside one. Such a hull
-    is completed by the frame's shield (``outline`` (SIZE, SIZE), at the size of the ``whole`` shields, at
-    the quarter turn and shift within CENTRED of the cell's middle that hold the most of the hull) when
-    the shield holds all but OUTSIDE of it and the hull covers at least HELD of the shield. A square of
-    table framed by tiles, a shield run into the lit table or into its neighbour's, is not held by a
-    shield; a piece of a neighbour's shield is not in the cell's middle."""
+    reaches past WINDOW), so the hull is smaller and blunter than a shield but lies inside one. Such a
+    hull is completed by the frame's shield (``outline`` (SIZE, SIZE) at the size of the ``whole``
+    shields, three at least), placed where it fits the hull and the patch's ``faces`` (N, S, S) bool
+    (:meth:`_Placed.fit`), when that place is within CENTRED of the cell's middle, the shield holds all
+    but OUTSIDE of the hull and the hull covers at least HELD of the shield. A square of table framed by
+    tiles, a shield run into the lit table or into its neighbour's, is not held by a shield; a piece of a
+    neighbour's shield, or a shield whose patch is off its tile, is not in the cell's middle."""
     if whole.sum() < 3 or not broken.any():
         return []
-    s = hulls.shape[1]
-    u = np.arange(s) - (s - 1) / 2
-    r2 = u[:, None] ** 2 + u[None, :] ** 2
-    spread = float(np.median([np.sqrt((h * r2).sum() / h.sum()) for h in _recentred(hulls[whole])]))
-    shields = _placed_shields(outline, s, spread)
-    size = shields.reshape(len(shields), -1).sum(axis=1)
+    shields = _Placed(outline, hulls.shape[1], _spread(hulls[whole]))
     out = []
     for i in np.flatnonzero(broken):
-        hull = hulls[i].reshape(-1).astype(bool)
-        outside = (hull[None] & ~shields.reshape(len(shields), -1)).sum(axis=1)
-        best = int(np.argmin(outside))
-        if outside[best] <= OUTSIDE * hull.sum() and hull.sum() >= HELD * size[best]:
-            out.append((int(i), shields[best].astype(np.uint8)))
+        best, held = shields.fit(hulls[i], faces[i])
+        if held and hulls[i].sum() >= HELD * shields.size[best]:
+            out.append((int(i), shields.drawn[best].astype(np.uint8)))
     return out
+
+
+def _spread(shields: np.ndarray) -> float:
+    """The median root-mean-square radius, in pixels, of shields (N, S, S) 0/1."""
+    s = shields.shape[1]
+    u = np.arange(s) - (s - 1) / 2
+    r2 = u[:, None] ** 2 + u[None, :] ** 2
+    return float(np.median([np.sqrt((h * r2).sum() / h.sum()) for h in _recentred(shields)]))
 
 
 def _recentred(shields: np.ndarray) -> np.ndarray:
@@ -354,21 +374,88 @@ def _recentred(shields: np.ndarray) -> np.ndarray:
     return out
 
 
-def _placed_shields(outline: np.ndarray, s: int, spread: float) -> np.ndarray:
-    """The shield ``outline`` (SIZE, SIZE) drawn (K, S, S) bool in an S×S patch with the root mean square
-    radius ``spread`` pixels, at every quarter turn and every whole-pixel shift within CENTRED cells of
-    the middle."""
-    k = spread / (SPREAD * SIZE)
-    m = np.array([[k, 0, (s - 1) / 2 - k * (SIZE - 1) / 2], [0, k, (s - 1) / 2 - k * (SIZE - 1) / 2]])
-    reach = int(CENTRED * s)
-    out = []
-    for turns in range(4):
-        drawn = cv2.warpAffine(np.rot90(outline, turns).copy(), m, (s, s), flags=cv2.INTER_LINEAR) > 0.5
-        padded = np.pad(drawn, reach)
-        for dy in range(-reach, reach + 1):
-            for dx in range(-reach, reach + 1):
-                out.append(padded[reach - dy : reach - dy + s, reach - dx : reach - dx + s])
-    return np.array(out)
+class _Placed:
+    """The shield ``outline`` (SIZE, SIZE) drawn in an S×S patch with the root mean square radius
+    ``spread`` pixels, at every quarter turn and every whole-pixel shift within twice CENTRED cells of the
+    middle (so that a shield further off than CENTRED is found there, not at the nearest place within it):
+    ``drawn`` (K, S, S) bool, ``size`` (K,) pixels, ``centred`` (K,) whether within CENTRED."""
+
+    def __init__(self, outline: np.ndarray, s: int, spread: float) -> None:
+        k = spread / (SPREAD * SIZE)
+        m = np.array([[k, 0, (s - 1) / 2 - k * (SIZE - 1) / 2], [0, k, (s - 1) / 2 - k * (SIZE - 1) / 2]])
+        reach = 2 * int(CENTRED * s)
+        out, shifts = [], []
+        for turns in range(4):
+            drawn = cv2.warpAffine(np.rot90(outline, turns).copy(), m, (s, s), flags=cv2.INTER_LINEAR) > 0.5
+            padded = np.pad(drawn, reach)
+            for dy in range(-reach, reach + 1):
+                for dx in range(-reach, reach + 1):
+                    out.append(padded[reach - dy : reach - dy + s, reach - dx : reach - dx + s])
+                    shifts.append((dy, dx))
+        self.drawn = np.array(out)
+        self._flat = self.drawn.reshape(len(out), -1)
+        self._window = _window(s) > 0
+        self.size = self._flat.sum(axis=1)
+        self.centred = np.abs(np.array(shifts)).max(axis=1) <= int(CENTRED * s)
+
+    def fit(self, hull: np.ndarray, face: np.ndarray) -> tuple[int, bool]:
+        """The place (an index) where the shield differs least from a hull (S, S) 0/1: the lit field
+        reaches every side of its shield (no ordinary covers a whole side) but where the window cuts it,
+        so the shield's pixels count as unlit except beyond the window on a side the hull reaches, and
+        except on the ``face`` (S, S) bool, what is lighter than the body (a field in shadow, darker than
+        the lit ordinary taken for the field, is still the shield's); and whether the shield there is
+        centred and holds all but OUTSIDE of the hull."""
+        lit = hull.astype(bool)
+        inside = np.flatnonzero(self._window.any(axis=1))
+        first, last = inside[0], inside[-1]
+        seen = np.ones_like(lit)
+        seen[:first] &= ~lit[first].any()
+        seen[last + 1 :] &= ~lit[last].any()
+        seen[:, :first] &= ~lit[:, first].any()
+        seen[:, last + 1 :] &= ~lit[:, last].any()
+        flat = lit.reshape(-1)
+        outside = (flat[None] & ~self._flat).sum(axis=1)
+        unlit = seen & ~lit & ~face
+        best = int(np.argmin(outside + (self._flat & unlit.reshape(-1)[None]).sum(axis=1)))
+        return best, bool(self.centred[best] and outside[best] <= OUTSIDE * flat.sum())
+
+
+def _peeled(lit: np.ndarray, field: np.ndarray, window: np.ndarray) -> np.ndarray:
+    """The lit mask (S, S) uint8 0/1 without what lies past the body's rim along the window's sides (the
+    lit table, a neighbour's field or ordinary), which would widen the shield's hull. The lit field
+    reaches every side of its shield (no ordinary covers a whole side), so a line along a side of the
+    window (S, S) bool lit over half its length without a pixel of the ``field`` (S, S) bool is no part
+    of it: such lines are taken off, from the window's side inwards. A lit part apart from the rest that
+    reaches the window's side is taken off where it shows no field, or is thinner than any piece a black
+    ordinary leaves of a shield (THIN): a strip of what lies past the rim."""
+    out = lit.copy()
+    inside = np.flatnonzero(window.any(axis=1))
+    # views of the mask and the field from the window's top, bottom, left and right side inwards
+    sides = ((out, field), (out[::-1], field[::-1]), (out.T, field.T), (out.T[::-1], field.T[::-1]))
+    for seen, shown in sides:
+        for row in range(inside[0], len(out) // 2):
+            if seen[row].sum() < len(inside) / 2 or (seen[row] & shown[row]).any():
+                break
+            seen[row] = 0
+    count, parts = cv2.connectedComponents(out, connectivity=8)
+    labels = np.asarray(parts, np.intp)
+    side = window & ~cv2.erode(window.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    # each part's widest disc: the parts touch nowhere, so the mask's distance transform is each part's
+    deepest = np.zeros(count, np.float32)
+    np.maximum.at(deepest, labels.reshape(-1), cv2.distanceTransform(out, cv2.DIST_L2, 3).reshape(-1))
+    reaches, grey = np.zeros(count, bool), np.zeros(count, bool)
+    reaches[labels[side]] = True
+    grey[labels[field]] = True
+    apart = reaches & ((deepest < THIN * len(lit)) | ~grey)
+    apart[0] = False  # the unlit background
+    out[apart[labels]] = 0
+    return out
+
+
+def _window(s: int) -> np.ndarray:
+    """The window (S, S) uint8 0/1 the lit field is read in: within WINDOW cells of the middle."""
+    u = (np.arange(s) + 0.5) / s - 0.5
+    return (np.maximum(np.abs(u)[:, None], np.abs(u)[None, :]) < WINDOW).astype(np.uint8)
 
 
 @functools.cache
@@ -415,6 +502,7 @@ def _framed(drawn: np.ndarray, shield: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.GaussianBlur(small, (0, 0), SOFTEN), np.float32)
 
 
+_PAIR = np.ones((2, 2), np.uint8)
 _RING = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * RING + 1, 2 * RING + 1))
 
 
