@@ -15,7 +15,7 @@ neighbour's shield: it shows no field, or is thinner than any piece of a shield)
 shield-shaped, the shield's known form decides: a field run into the lit table through a blurred rim is
 cut from it; a hull cut short (a black ordinary that reaches the shield's edge takes corners off it, and
 the window cuts the end off a shield a little off its patch's middle) lies inside a shield of the
-frame's size and is completed by it where the body's dark rim rings it. What the
+frame's size and is completed by it where the body's dark rim rings it (:mod:`vision.hulls`). What the
 silhouette shows beside its likeness to each shape's (a chevron's arch, a cross's arms) and the painted
 model's silhouettes it is compared with are in :mod:`vision.ordinaries`.
 
@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from table import TileSet
+from vision.hulls import CENTRED, completed, middle_part, peeled, window_mask
 from vision.prototypes import painted_patches
 
 #: A pixel is lit (part of the shield) above this fraction of the way from the body to the field.
@@ -46,28 +47,13 @@ GREY = 0.35
 SIZE = 24
 #: The silhouette's root-mean-square radius (of the shield), as a fraction of SIZE.
 SPREAD = 0.30
-#: The lit field is read in a window this far (in cells, along either axis) from the patch's middle: a
-#: shield spans 0.85 of its cell, so a centred one lies inside it and its neighbours outside.
-WINDOW = 0.44
-#: A lit part reaching the window's side is no piece of its shield when it is thinner than this (the
-#: radius, in cells, of the widest disc it holds): the thinnest piece a black ordinary leaves of its
-#: shield, a saltire's side, holds one of 0.086 on the painted model.
-THIN = 0.07
 #: A whole shield covers at least this fraction of the frame's median shield's area, and its centroid
 #: lies at most this far (in cells) from its cell's middle.
 WHOLE = 0.8
-CENTRED = 0.1
 #: A shield whose outline is further than this from the painted shield's (root-mean-square, see
 #: :func:`outline_misfit`) is not whole: 0.07 covers nine in ten whole shields on a rendered set (seed 5),
 #: a misread ordinary's shield is typically 0.10 away.
 MISFIT = 0.09
-#: A hull cut short is completed by the frame's shield when the shield holds all but this fraction of
-#: it and it covers at least HELD of the shield (see :func:`_completed`): on the painted
-#: model a black ordinary's hull covers 0.80 (saltire) to 0.94 (fess) of its shield, blur and a tilted
-#: camera take a little more (on a rendered set, with a bound of 0.6: 0.77 and more for 95 in 100 of the
-#: black ordinaries completed, while the two tiles it misread sat at 0.65 and 0.66).
-OUTSIDE = 0.05
-HELD = 0.7
 #: A black ordinary (:func:`black`) is darker than the field by more than halfway to black (0.3 on the
 #: painted model, in log terms: the bound :mod:`vision.classify` names black below)...
 DARK = 0.55
@@ -76,13 +62,9 @@ DARK = 0.55
 #: ordinaries, 0.32 at most, while a white ordinary in shadow taken for the field, the true field then
 #: read as a dark ordinary, lies at 0.42 and more).
 BLACK_RISE = 0.35
-#: The body's rim around a shield is about 7 % of the tile wide (two pixels of a patch); where blur
-#: bridges it, the lit field runs into the lit table or the neighbour's: bridges this many pixels wide are
-#: cut (see :func:`_middle`).
-BRIDGE = 2
-#: A shield completed by the frame's (see :func:`_completed`) is ringed by the body's rim: the ring RING
-#: pixels wide just outside it is dark over at least RING_DARK of its length (the black shields found
-#: whole on 60 frames of a rendered set (seed 31): 0.63 and more for 99 in 100, median 0.84; a patch cut
+#: A shield completed by the frame's (see :func:`vision.hulls.completed`) is ringed by the body's rim: the
+#: ring RING pixels wide just outside it is dark over at least RING_DARK of its length (the black shields
+#: found whole on 60 frames of a rendered set (seed 31): 0.63 and more for 99 in 100, median 0.84; a patch cut
 #: half a cell off, two neighbours' pieces with the rim between them taken for a black pale: 0.57).
 RING = 2
 RING_DARK = 0.6
@@ -188,7 +170,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     outline : ndarray, shape (SIZE, SIZE), optional
         The shield's outline (:func:`shield_outline`). Given, a shield is whole only when it is also
         shield-shaped (:func:`outline_misfit` at most MISFIT), and a lit field whose hull is not is
-        completed where it was cut short (:func:`_completed`).
+        completed where it was cut short (:func:`vision.hulls.completed`).
     """
     _check(patches)
     n, s = patches.shape[:2]
@@ -197,7 +179,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     u = (np.arange(s) + 0.5) / s - 0.5
     edge = np.maximum(np.abs(u)[:, None], np.abs(u)[None, :])
     core = _disc(s, 0.35)
-    window = _window(s)
+    window = window_mask(s)
     body = np.quantile(light[:, edge > 0.40], 0.2, axis=1) if n else np.zeros(0)
     view = ShieldView(
         np.zeros((n, 3)),
@@ -223,7 +205,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         # opened by a 2×2 square: eroded at its top-left corner, dilated at its bottom-right (OpenCV's
         # MORPH_OPEN does both at one anchor, which moves an even square's opening a pixel down-right)
         opened = cv2.dilate(cv2.erode(lit.astype(np.uint8), _PAIR, anchor=(0, 0)), _PAIR, anchor=(1, 1))
-        lits[i] = _peeled(opened, np.linalg.norm(x[i] - local[i], axis=2) < UNLIKE * bright, window > 0)
+        lits[i] = peeled(opened, np.linalg.norm(x[i] - local[i], axis=2) < UNLIKE * bright, window > 0)
         points = np.argwhere(lits[i] > 0)
         if len(points) < s * s // 20:
             continue
@@ -245,7 +227,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         # a shield run into the lit table or into its neighbour's through its blurred rim: the hull of
         # its own lit part, the one in the cell's middle once the bridges are cut
         for j in np.flatnonzero(~whole & (area > 0)):
-            middle = _middle(lits[j])
+            middle = middle_part(lits[j])
             if middle is None:
                 continue
             view.centre[j] = _centroids(middle[None])[0]
@@ -262,7 +244,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         # field is read in, which a shield a little off its patch's middle reaches past) is completed
         # by the frame's shield, where the body's rim rings it (not a piece of two neighbours with the
         # rim between them taken for a dark ordinary)
-        for i, shield in _completed(hulls, faces, seen & ~whole, whole & ~cut, outline):
+        for i, shield in completed(hulls, faces, seen & ~whole, whole & ~cut, outline, SPREAD * SIZE):
             view.found[i] = False
             _describe(view, i, x[i], local[i], body[i], shield)
             whole[i] = view.found[i] and view.ringed[i] >= RING_DARK
@@ -311,151 +293,6 @@ def _centroids(shields: np.ndarray) -> np.ndarray:
     u = (np.arange(s) + 0.5) / s - 0.5
     total = np.maximum(shields.sum(axis=(1, 2)), 1)
     return np.stack([(shields.sum(axis=2) @ u) / total, (shields.sum(axis=1) @ u) / total], axis=1)
-
-
-def _middle(lit: np.ndarray) -> np.ndarray | None:
-    """The convex hull (S, S) uint8 of the part of a lit mask (S, S) uint8 0/1 in the cell's middle, the
-    bridges of up to BRIDGE pixels to other lit parts (the table, a neighbour's shield, seen through a
-    blurred rim) cut; None when the middle is not lit or the part is too small to be a shield."""
-    s = len(lit)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (BRIDGE + 1, BRIDGE + 1))
-    _, labels = cv2.connectedComponents(cv2.morphologyEx(lit, cv2.MORPH_OPEN, disc), connectivity=4)
-    middle = labels[s // 2 - 2 : s // 2 + 2, s // 2 - 2 : s // 2 + 2]
-    own = np.isin(labels, middle[middle > 0]).astype(np.uint8)
-    points = np.argwhere((cv2.dilate(own, np.ones((BRIDGE + 1, BRIDGE + 1), np.uint8)) & lit) > 0)
-    if len(points) < s * s // 20:
-        return None
-    hull = np.zeros((s, s), np.uint8)
-    cv2.fillConvexPoly(hull, cv2.convexHull(points[:, ::-1].astype(np.int32)), 1)
-    return hull
-
-
-def _completed(
-    hulls: np.ndarray, faces: np.ndarray, broken: np.ndarray, whole: np.ndarray, outline: np.ndarray
-) -> list[tuple[int, np.ndarray]]:
-    """The shields (S, S) uint8 of the ``broken`` (N,) hulls (N, S, S) that were cut short: a dark
-    ordinary reaching the shield's edge (a black bend, saltire or cross, a black pale's foot) takes the
-    shield's corners off the lit field's hull, and the window the lit field is read in cuts the end off a
-    shield that reaches past it (a shield spans 0.85 of its cell, a little off its patch's middle it
-    reaches past WINDOW), so the hull is smaller and blunter than a shield but lies inside one. Such a
-    hull is completed by the frame's shield (``outline`` (SIZE, SIZE) at the size of the ``whole``
-    shields, three at least), placed where it fits the hull and the patch's ``faces`` (N, S, S) bool
-    (:meth:`_Placed.fit`), when that place is within CENTRED of the cell's middle, the shield holds all
-    but OUTSIDE of the hull and the hull covers at least HELD of the shield. A square of table framed by
-    tiles, a shield run into the lit table or into its neighbour's, is not held by a shield; a piece of a
-    neighbour's shield, or a shield whose patch is off its tile, is not in the cell's middle."""
-    if whole.sum() < 3 or not broken.any():
-        return []
-    shields = _Placed(outline, hulls.shape[1], _spread(hulls[whole]))
-    out = []
-    for i in np.flatnonzero(broken):
-        best, held = shields.fit(hulls[i], faces[i])
-        if held and hulls[i].sum() >= HELD * shields.size[best]:
-            out.append((int(i), shields.drawn[best].astype(np.uint8)))
-    return out
-
-
-def _spread(shields: np.ndarray) -> float:
-    """The median root-mean-square radius, in pixels, of shields (N, S, S) 0/1."""
-    s = shields.shape[1]
-    u = np.arange(s) - (s - 1) / 2
-    r2 = u[:, None] ** 2 + u[None, :] ** 2
-    return float(np.median([np.sqrt((h * r2).sum() / h.sum()) for h in _recentred(shields)]))
-
-
-def _recentred(shields: np.ndarray) -> np.ndarray:
-    """Shields (N, S, S) moved to put their centroids in the middle (whole pixels)."""
-    s = shields.shape[1]
-    out = np.zeros_like(shields)
-    for i, m in enumerate(shields):
-        rows, cols = np.nonzero(m)
-        dy, dx = round((s - 1) / 2 - rows.mean()), round((s - 1) / 2 - cols.mean())
-        out[i] = np.roll(m, (dy, dx), axis=(0, 1))
-    return out
-
-
-class _Placed:
-    """The shield ``outline`` (SIZE, SIZE) drawn in an S×S patch with the root mean square radius
-    ``spread`` pixels, at every quarter turn and every whole-pixel shift within twice CENTRED cells of the
-    middle (so that a shield further off than CENTRED is found there, not at the nearest place within it):
-    ``drawn`` (K, S, S) bool, ``size`` (K,) pixels, ``centred`` (K,) whether within CENTRED."""
-
-    def __init__(self, outline: np.ndarray, s: int, spread: float) -> None:
-        k = spread / (SPREAD * SIZE)
-        m = np.array([[k, 0, (s - 1) / 2 - k * (SIZE - 1) / 2], [0, k, (s - 1) / 2 - k * (SIZE - 1) / 2]])
-        reach = 2 * int(CENTRED * s)
-        out, shifts = [], []
-        for turns in range(4):
-            drawn = cv2.warpAffine(np.rot90(outline, turns).copy(), m, (s, s), flags=cv2.INTER_LINEAR) > 0.5
-            padded = np.pad(drawn, reach)
-            for dy in range(-reach, reach + 1):
-                for dx in range(-reach, reach + 1):
-                    out.append(padded[reach - dy : reach - dy + s, reach - dx : reach - dx + s])
-                    shifts.append((dy, dx))
-        self.drawn = np.array(out)
-        self._flat = self.drawn.reshape(len(out), -1)
-        self._window = _window(s) > 0
-        self.size = self._flat.sum(axis=1)
-        self.centred = np.abs(np.array(shifts)).max(axis=1) <= int(CENTRED * s)
-
-    def fit(self, hull: np.ndarray, face: np.ndarray) -> tuple[int, bool]:
-        """The place (an index) where the shield differs least from a hull (S, S) 0/1: the lit field
-        reaches every side of its shield (no ordinary covers a whole side) but where the window cuts it,
-        so the shield's pixels count as unlit except beyond the window on a side the hull reaches, and
-        except on the ``face`` (S, S) bool, what is lighter than the body (a field in shadow, darker than
-        the lit ordinary taken for the field, is still the shield's); and whether the shield there is
-        centred and holds all but OUTSIDE of the hull."""
-        lit = hull.astype(bool)
-        inside = np.flatnonzero(self._window.any(axis=1))
-        first, last = inside[0], inside[-1]
-        seen = np.ones_like(lit)
-        seen[:first] &= ~lit[first].any()
-        seen[last + 1 :] &= ~lit[last].any()
-        seen[:, :first] &= ~lit[:, first].any()
-        seen[:, last + 1 :] &= ~lit[:, last].any()
-        flat = lit.reshape(-1)
-        outside = (flat[None] & ~self._flat).sum(axis=1)
-        unlit = seen & ~lit & ~face
-        best = int(np.argmin(outside + (self._flat & unlit.reshape(-1)[None]).sum(axis=1)))
-        return best, bool(self.centred[best] and outside[best] <= OUTSIDE * flat.sum())
-
-
-def _peeled(lit: np.ndarray, field: np.ndarray, window: np.ndarray) -> np.ndarray:
-    """The lit mask (S, S) uint8 0/1 without what lies past the body's rim along the window's sides (the
-    lit table, a neighbour's field or ordinary), which would widen the shield's hull. The lit field
-    reaches every side of its shield (no ordinary covers a whole side), so a line along a side of the
-    window (S, S) bool lit over half its length without a pixel of the ``field`` (S, S) bool is no part
-    of it: such lines are taken off, from the window's side inwards. A lit part apart from the rest that
-    reaches the window's side is taken off where it shows no field, or is thinner than any piece a black
-    ordinary leaves of a shield (THIN): a strip of what lies past the rim."""
-    out = lit.copy()
-    inside = np.flatnonzero(window.any(axis=1))
-    # views of the mask and the field from the window's top, bottom, left and right side inwards
-    sides = ((out, field), (out[::-1], field[::-1]), (out.T, field.T), (out.T[::-1], field.T[::-1]))
-    for seen, shown in sides:
-        for row in range(inside[0], len(out) // 2):
-            if seen[row].sum() < len(inside) / 2 or (seen[row] & shown[row]).any():
-                break
-            seen[row] = 0
-    count, parts = cv2.connectedComponents(out, connectivity=8)
-    labels = np.asarray(parts, np.intp)
-    side = window & ~cv2.erode(window.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    # each part's widest disc: the parts touch nowhere, so the mask's distance transform is each part's
-    deepest = np.zeros(count, np.float32)
-    np.maximum.at(deepest, labels.reshape(-1), cv2.distanceTransform(out, cv2.DIST_L2, 3).reshape(-1))
-    reaches, grey = np.zeros(count, bool), np.zeros(count, bool)
-    reaches[labels[side]] = True
-    grey[labels[field]] = True
-    apart = reaches & ((deepest < THIN * len(lit)) | ~grey)
-    apart[0] = False  # the unlit background
-    out[apart[labels]] = 0
-    return out
-
-
-def _window(s: int) -> np.ndarray:
-    """The window (S, S) uint8 0/1 the lit field is read in: within WINDOW cells of the middle."""
-    u = (np.arange(s) + 0.5) / s - 0.5
-    return (np.maximum(np.abs(u)[:, None], np.abs(u)[None, :]) < WINDOW).astype(np.uint8)
 
 
 @functools.cache

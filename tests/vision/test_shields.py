@@ -13,8 +13,8 @@ from vision.evaluate import score_frame
 from vision.features import measure
 from vision.ordinaries import shield_lightness
 from vision.patches import PATCH
-from vision.prototypes import default_prototypes, paint_patches, white_balance
-from vision.reader import MIN_CONFIDENCE, locate, read_table
+from vision.prototypes import default_prototypes, paint_patches
+from vision.reader import read_table
 from vision.render import random_scene, render
 from vision.render_tiles import BODY, HERKLE_FIELD, PAINT
 from vision.shields import (
@@ -98,27 +98,6 @@ def test_a_tinted_black_ordinary_is_black_not_a_hue() -> None:
     assert sum(named.colours[i] == "black" and named.colour_confidence[i] > 0 for i in black) >= 2
 
 
-def test_a_shield_whose_corners_a_black_ordinary_cut_is_completed() -> None:
-    tiles = [Tile("black", "bend"), Tile("black", "saltire"), Tile("red", "fess"), Tile("blue", "pale")]
-    tiles += [Tile("yellow", "cross"), Tile("green", "chevron")]
-    patches = _patches(tiles)
-    field = field_colour(patches)
-    template = shield_outline(HERKLE)
-    hulls = view_shields(patches, field)
-    # the lit field's hull is blunter than a shield where the black ordinary reaches the edge
-    assert (outline_misfit(hulls.outline[:2], template) > MISFIT).all()
-    seen = view_shields(patches, field, outline=template)
-    assert seen.found.all()
-    assert (outline_misfit(seen.outline, template) <= MISFIT).all()
-    # the rest are their own hulls, unchanged
-    assert np.array_equal(seen.silhouette[2:], hulls.silhouette[2:])
-    # a square of table framed by tiles is not held by a shield: still no shield
-    table = np.full((1, PATCH, PATCH, 3), BODY, np.uint8)
-    table[0, 2:-2, 2:-2] = HERKLE_FIELD
-    table[0, 12:20, 2:-2] = (30, 30, 30)  # with a dark band across, as a black fess would be
-    assert not view_shields(np.concatenate([patches, table]), field, outline=template).found[-1]
-
-
 def test_a_rendered_frame_reads_more_tiles_with_whole_shields_and_arches(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -126,47 +105,13 @@ def test_a_rendered_frame_reads_more_tiles_with_whole_shields_and_arches(
     conditions |= {"drift": 0.5, "gaps": 0.0, "blur": 0.8, "noise": 1.0, "jpeg_quality": 90, "glare": 0.0}
     scene = render(random_scene(seed=12, variant="herkle", size=(600, 800), tiles=40, **conditions))
     now = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
-    monkeypatch.setattr(vision.shields, "_completed", lambda *args: [])
-    monkeypatch.setattr(vision.shields, "_middle", lambda lit: None)
+    monkeypatch.setattr(vision.shields, "completed", lambda *args: [])
+    monkeypatch.setattr(vision.shields, "middle_part", lambda lit: None)
     monkeypatch.setattr(vision.classify, "ARCH_SPREAD", float("inf"))
     before = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
     # every tile is read, more than without them (a bend is then uncertain)
     assert now.wrong == now.extra == 0, now.summary()
     assert now.right == now.tiles > before.right, (now.summary(), before.summary())
-
-
-def test_a_shield_run_into_the_lit_table_is_cut_from_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    tiles = [Tile("red", "pale"), Tile("blue", "fess"), Tile("yellow", "cross"), Tile("green", "chevron")]
-    tiles += [Tile("white", "bend"), Tile("red", "pale")]
-    patches = _patches(tiles)
-    field = field_colour(patches)
-    template = shield_outline(HERKLE)
-    bridged = patches.copy()
-    for i, past in ((0, (150, 170, 190)), (5, HERKLE_FIELD)):  # a light table, a neighbour's grey field
-        bridged[i, :, 28:] = past  # just past the tile's edge
-        bridged[i, 14:16, 27:28] = past  # seen through a gap that blur made in the rim
-    assert view_shields(bridged, field, outline=template).found.all()
-    named = classify(measure(bridged), np.ones(3), default_prototypes(HERKLE))
-    assert [(named.colours[i], named.shapes[i]) for i in (0, 5)] == [("red", "pale")] * 2
-    assert (named.confidence[[0, 5]] >= MIN_CONFIDENCE).all()
-    monkeypatch.setattr(vision.shields, "_middle", lambda lit: None)
-    # the light table, no field, also comes off as a strip along the window's side; the neighbour's
-    # field only by the cut: without it the hull takes that field in
-    assert view_shields(bridged, field, outline=template).found.tolist() == [True] * 5 + [False]
-
-
-def test_what_lies_past_the_rim_along_the_window_is_no_part_of_the_shield(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # a rendered frame on a white table: where a patch sits a little off its tile, a strip of the lit
-    # table or of a neighbour's shield shows inside the window past the body's rim and would widen the
-    # shield's hull (a shield then taken for another's shape, or for no shield)
-    scene = render(random_scene(seed=130, variant="herkle", size=(600, 800), tiles=36, hand=0.0))
-    now = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
-    monkeypatch.setattr(vision.shields, "_peeled", lambda lit, field, window: lit)
-    before = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
-    assert now.wrong == now.extra == 0, now.summary()
-    assert now.right >= before.right + 2, (now.summary(), before.summary())
 
 
 def test_a_white_ordinary_in_shadow_is_not_read_as_a_black_one() -> None:
@@ -225,35 +170,3 @@ def test_the_shield_seen_off_its_cell_tells_where_it_lies() -> None:
     # the way it moved, by at least half as much (the window the lit field is read in cuts the shield's
     # foot and side off, so its hull's middle moves less than the shield) and never more
     assert ((down >= 1.5) & (down <= 3.1)).all() and ((left >= 1.0) & (left <= 2.1)).all(), (down, left)
-
-
-def test_a_lit_shield_cut_short_by_its_window_is_completed(monkeypatch: pytest.MonkeyPatch) -> None:
-    # a rendered frame (warm light, patterned cloth): shields a little off their patches' middles reach
-    # past the window their lit field is read in, and their hulls, cut flat there, are completed by the
-    # frame's shield although their ordinaries are lit (not black), and named right
-    scene = render(random_scene(seed=3, variant="herkle", size=(600, 800), tiles=30, hand=0.0))
-    located = locate(scene.image, tileset="herkle")
-    assert located is not None
-    completed: list[int] = []
-
-    def recorded(*args: np.ndarray) -> list[tuple[int, np.ndarray]]:
-        out = _completed(*args)
-        completed.extend(i for i, _ in out)
-        return out
-
-    _completed = vision.shields._completed
-    monkeypatch.setattr(vision.shields, "_completed", recorded)
-    m = located.measured
-    seen = view_shields(m.patch, field_colour(m.patch), outline=shield_outline(HERKLE))
-    monkeypatch.undo()
-    named = classify(m, white_balance(m.body), default_prototypes(HERKLE))
-    truth = {(t["row"], t["col"]): Tile(t["colour"], t["shape"]) for t in scene.truth["tiles"]}
-    faces = scene.truth["geometry"]["faces"]
-    middles = np.array([np.mean(f["corners"], axis=0) for f in faces]) * located.scale
-    lit = [i for i in sorted(set(completed)) if seen.found[i] and not black(seen)[i]]
-    assert len(lit) >= 3, lit
-    for i in lit:
-        face = faces[int(np.linalg.norm(middles - located.centres[i], axis=1).argmin())]
-        tile = truth[(face["row"], face["col"])]
-        assert (named.colours[i], named.shapes[i]) == (tile.colour, tile.shape), (i, tile)
-        assert named.confidence[i] >= MIN_CONFIDENCE
