@@ -156,9 +156,29 @@ class Presence:
     radius: np.ndarray
 
     def take(self, keep: np.ndarray) -> Presence:
-        return Presence(
+        """The patches of ``keep`` (a mask or indices) only, with what was already found of them (each
+        patch's ``frame``, ``rim`` and ``reach`` are its own: none looks at another patch)."""
+        out = Presence(
             self.contrast[keep], self.coverage[keep], self.offset[keep], self.level[keep], self.radius
         )
+        for name in _FOUND_LATER:
+            if name in self.__dict__:
+                out.__dict__[name] = self.__dict__[name][keep]
+        return out
+
+    def with_rows(self, rows: np.ndarray, new: Presence) -> Presence:
+        """These patches with those of ``rows`` (indices) replaced by ``new``'s (what was already found of
+        the others is kept, and found of ``new``'s)."""
+        fields = {f: getattr(self, f).copy() for f in Presence.__dataclass_fields__ if f != "radius"}
+        for f, v in fields.items():
+            v[rows] = getattr(new, f)
+        out = Presence(**fields, radius=self.radius)
+        for name in _FOUND_LATER:
+            if name in self.__dict__:
+                merged = self.__dict__[name].copy()
+                merged[rows] = getattr(new, name)
+                out.__dict__[name] = merged
+        return out
 
     @functools.cached_property
     def frame(self) -> np.ndarray:
@@ -200,6 +220,10 @@ class Presence:
             & (self.coverage < 0.65)
             & (np.abs(self.offset).max(axis=1) < 0.2)
         )
+
+
+#: What :class:`Presence` finds when first asked for, per patch.
+_FOUND_LATER = ("frame", "rim", "reach", "_paint", "_dark")
 
 
 def presence(patches: np.ndarray) -> Presence:

@@ -106,8 +106,13 @@ def occupied(
     keep = (p.contrast > MIN_CONTRAST) & (p.reach < MAX_REACH)
     if not keep.any():
         return None
-    if tileset != "herkle" and _held(lattice, cells[keep], centres[keep]):
-        keep |= _faint(work, lattice, cells[keep], patches, p, strong=keep)
+    held = None  # whether the grid holds the tiles kept (:func:`_held`), while known
+    if tileset != "herkle":
+        held = _held(lattice, cells[keep], centres[keep])
+        faint = _faint(work, lattice, cells[keep], patches, p, strong=keep) if held else None
+        if faint is not None and faint.any():
+            keep |= faint
+            held = None
     located = Located(
         work,
         scale,
@@ -119,7 +124,7 @@ def occupied(
         blobs.apart,
         Shields(field_colour(patches[keep]), patches[keep]) if tileset == "herkle" else None,
     )
-    return probed(located, located.cells)
+    return probed(located, located.cells, held=held)
 
 
 def _faint(
@@ -158,15 +163,17 @@ def _held(lattice: Lattice, cells: np.ndarray, centres: np.ndarray) -> bool:
     return bool(np.quantile(off, 0.9) < STEADY)
 
 
-def probed(located: Located, tried: np.ndarray) -> Located:
+def probed(located: Located, tried: np.ndarray, *, held: bool | None = None) -> Located:
     """``located`` with the tiles found by probing the cells next to its tiles, not ``tried`` (K, 2) yet,
-    round after round outwards."""
+    round after round outwards. ``held``: whether the grid holds its tiles (:func:`_held`), if known."""
     lattice, cells, centres = located.lattice, located.cells, located.centres
     table = _table_colour(located.work, lattice, cells)
     # Herkle's paint probes take no faint paint or candidates standing apart (its candidates are shields):
     # there the table's colour serves the shield probes only
     paint_table = table if located.shields is None else None
-    least = FAINT if paint_table is not None and _held(lattice, cells, centres) else MIN_CONTRAST
+    if paint_table is not None and held is None:
+        held = _held(lattice, cells, centres)
+    least = FAINT if paint_table is not None and held else MIN_CONTRAST
     patches, measured = [located.patches], [located.measured]
     for _ in range(PROBE_ROUNDS):
         probe, guess = _neighbours(lattice, cells, centres, tried)
@@ -256,7 +263,7 @@ def look(
             break
         guess[retry] += np.einsum("nk,nkd->nd", second.offset[retry], axes[retry])
         again[retry] = _cut(work, guess[retry], axes[retry])
-        second = _with(second, retry, presence(again[retry]))
+        second = second.with_rows(retry, presence(again[retry]))
         found = _found(second, hinted, least)
     # a symbol found far from its cell's prediction is a neighbour's
     found &= _near(guess, predicted, axes, RECENTRE)
@@ -383,9 +390,9 @@ def _table_colour(work: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.n
     ring = np.array([(r, c) for r in range(-2, 3) for c in range(-2, 3) if max(abs(r), abs(c)) == 2])
     around = (cells[:, None, :] + ring[None]).reshape(-1, 2)
     near = (cells[:, None, :] + np.concatenate([AROUND, [[0, 0]]])[None]).reshape(-1, 2)
-    keys = cell_keys(around)
-    _, first = np.unique(keys, return_index=True)  # the distinct cells, sorted (keys sort as cells do)
-    around = around[first[~np.isin(keys[first], cell_keys(near))]]
+    # the distinct cells, sorted (keys sort as cells do)
+    _, first = np.unique(cell_keys(around), return_index=True)
+    around = around[first[~_among(around[first], near)]]
     if len(around) == 0:
         return None
     where = around.astype(np.float64)
@@ -421,8 +428,10 @@ def _candidate_at(points: np.ndarray, predicted: np.ndarray, axes: np.ndarray) -
     if len(points) == 0 or n == 0:
         return np.full(n, -1, np.int64)
     inverse = np.linalg.inv(axes.transpose(0, 2, 1))  # image step -> cell step
-    steps = np.einsum("nij,nkj->nki", inverse, points[None] - predicted[:, None])
-    far = np.abs(steps).max(axis=2)
+    gap = points[None] - predicted[:, None]  # (N, K, 2)
+    # inverse · gap, the two products added as einsum adds them (its generic path costs more than the sums)
+    steps = [inverse[:, None, i, 0] * gap[..., 0] + inverse[:, None, i, 1] * gap[..., 1] for i in range(2)]
+    far = np.maximum(np.abs(steps[0]), np.abs(steps[1]))
     best = far.argmin(axis=1)
     # the prediction each point is nearest to (in its cells)
     nearest = far.argmin(axis=0)
@@ -439,7 +448,7 @@ def _neighbours(
     residual = centres - lattice.point(cells.astype(np.float64))
     around = (cells[:, None, :] + AROUND[None]).reshape(-1, 2)
     source = np.repeat(np.arange(len(cells)), len(AROUND))
-    fresh = ~np.isin(cell_keys(around), cell_keys(tried))
+    fresh = ~_among(around, tried)
     if not fresh.any():
         return np.zeros((0, 2), np.int64), np.zeros((0, 2))
     # the distinct cells, sorted (their keys sort as the cells do), and which of them each one is
@@ -451,6 +460,21 @@ def _neighbours(
     return keys.astype(np.int64), lattice.point(keys.astype(np.float64)) + shift
 
 
+def _among(cells: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Which ``cells`` (N, 2) int are among ``others`` (M, 2) int: ``np.isin`` of their
+    :func:`vision.lattice.cell_keys`, looked up in a table over the cells' bounding box (the probes' cells
+    lie close together; sorting their keys, as ``np.isin`` does, costs more)."""
+    if len(cells) == 0 or len(others) == 0:
+        return np.zeros(len(cells), bool)
+    lo = np.minimum(cells.min(axis=0), others.min(axis=0))
+    rows, cols = (np.maximum(cells.max(axis=0), others.max(axis=0)) - lo + 1).tolist()
+    if rows * cols > 1 << 20:
+        return np.asarray(np.isin(cell_keys(cells), cell_keys(others)))
+    table = np.zeros((rows, cols), bool)
+    table[others[:, 0] - lo[0], others[:, 1] - lo[1]] = True
+    return np.asarray(table[cells[:, 0] - lo[0], cells[:, 1] - lo[1]])
+
+
 def _near(points: np.ndarray, targets: np.ndarray, axes: np.ndarray, cells: float) -> np.ndarray:
     """Whether each point (N, 2) lies within ``cells`` cells of its target along both of its axes."""
     return np.asarray(_off(points, targets, axes) < cells)
@@ -460,14 +484,6 @@ def _off(points: np.ndarray, targets: np.ndarray, axes: np.ndarray) -> np.ndarra
     """Cells from each point (N, 2) to its target (N, 2), along the farther of its axes (N, 2, 2)."""
     steps = np.linalg.solve(axes.transpose(0, 2, 1), (points - targets)[..., None])[..., 0]
     return np.asarray(np.abs(steps).max(axis=1))
-
-
-def _with(p: Presence, rows: np.ndarray, new: Presence) -> Presence:
-    """``p`` with its ``rows`` replaced by ``new``'s."""
-    out = {f: getattr(p, f).copy() for f in Presence.__dataclass_fields__ if f != "radius"}
-    for f, v in out.items():
-        v[rows] = getattr(new, f)
-    return Presence(**out, radius=p.radius)
 
 
 AROUND = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], np.int64)

@@ -102,3 +102,23 @@ def test_the_frame_rim_and_reach_of_a_patch_do_not_depend_on_the_others() -> Non
     assert p.found(0.7).tolist() == [True, False, True]
     for name in ("frame", "rim", "reach"):
         assert np.array_equal(getattr(later, name), getattr(p, name)[[0, 2]])
+
+
+def test_a_take_keeps_what_was_found_and_replaced_rows_are_found_anew() -> None:
+    tiles = [_patch(Tile("red", "circle"), "classic"), _patch(Tile("blue", "clover"), "classic")]
+    patches = np.stack([tiles[0], np.full((PATCH, PATCH, 3), 120, np.uint8), tiles[1]])
+    p = presence(patches)
+    p.found(0.7)  # finds frame, rim and reach
+    later = p.take(np.array([0, 2]))
+    assert {"frame", "rim", "reach"} <= set(vars(later))  # carried over, not found again
+    fresh = presence(patches[[0, 2]])
+    for name in ("contrast", "offset", "level", "frame", "rim", "reach"):
+        assert np.array_equal(getattr(later, name), getattr(fresh, name))
+    # a row looked at again: the merged presence is that of the new stack
+    again = patches.copy()
+    again[1] = _patch(Tile("green", "square"), "classic")
+    merged = p.with_rows(np.array([1]), presence(again[1:2]))
+    whole = presence(again)
+    for name in ("contrast", "coverage", "offset", "level", "frame", "rim", "reach"):
+        assert np.array_equal(getattr(merged, name), getattr(whole, name))
+    assert merged.found(0.7).tolist() == whole.found(0.7).tolist() == [True, True, True]

@@ -13,7 +13,8 @@ from vision import occupied, read_table
 from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import local_axes
-from vision.lattice import fit_lattice
+from vision.lattice import cell_keys, fit_lattice
+from vision.occupied import _among
 from vision.render import random_scene, render
 from vision.symbol_candidates import candidates
 
@@ -219,3 +220,12 @@ def test_a_herkle_probe_cut_off_its_tile_recentres_on_the_shield() -> None:
     assert len(rows) >= at_once.sum() + 10, (len(rows), at_once.sum())
     off = np.linalg.norm(where - located.centres[rows], axis=1) / lattice.pitch
     assert np.median(off) < 0.15 and (off < 0.25).all(), off
+
+
+def test_cells_among_others_as_isin_of_their_keys() -> None:
+    rng = np.random.default_rng(3)
+    for spread in (3, 40, 5000):  # the last beyond the lookup table: np.isin itself
+        cells = rng.integers(-spread, spread, size=(60, 2))
+        others = np.concatenate([cells[::3], rng.integers(-spread, spread, size=(20, 2))])
+        assert _among(cells, others).tolist() == np.isin(cell_keys(cells), cell_keys(others)).tolist()
+        assert _among(cells, others[:0]).tolist() == [False] * 60 and len(_among(cells[:0], others)) == 0
