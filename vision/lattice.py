@@ -34,8 +34,10 @@ TILE_PER_SYMBOL = 1.35
 JOIN_MISFIT = 0.45
 #: A group further than this many cells from the placed ones is joined by a rigid fit (:func:`rigid_shift`).
 FAR = 3.0
-#: A far group of fewer points is left out: one or two tiles fit a grid extrapolated that far at some
-#: whole shift by chance (under a steep camera, rendered Connect boards show it).
+#: A far group of fewer points joins only where one shift fits it clearly (never by the fallback to the
+#: prediction), and only beside at least NEIGHBOURS placed points: one or two tiles fit a grid
+#: extrapolated that far at some whole shift by chance (under a steep camera, rendered Connect boards show
+#: it), and a homography through a few placed points bends to take them a cell off.
 FAR_GROUP = 3
 
 
@@ -300,6 +302,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     cells, placed = cells.copy(), placed.copy()
     taken = {(r, c) for r, c in cells[placed].tolist()}
     pending = ~placed & usable
+    seam = False  # whether a near group lay between whole cells: the layout is not one regular grid
     while pending.any():
         rest, done = np.nonzero(pending)[0], np.nonzero(placed)[0]
         # the pending point nearest to a placed one starts the next group
@@ -316,17 +319,26 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         frac = _predict(pts, cells, placed, group[sub_placed], pitch, maps) - mine
         # across a wide gap (a hand between two parts of the layout) the map is extrapolated far: the
         # group must fit one rigid grid with the placed points, and at one shift only
-        predicted = None  # a near group's shift as the placed points' map predicts it
+        predicted = None  # the group's shift as the placed points' map predicts it
         if far:
             agree = np.ones(len(frac), bool)
-            offset = rigid_shift(pts[done], cells[done], pts[group[sub_placed]], mine, frac)
-            if offset is not None and (len(frac) < FAR_GROUP or lands_on(mine + offset, taken)):
-                offset = None
+            predicted = np.asarray(np.round(median(frac)), np.int64)
+            # one or two tiles join only by a clear fit, and only beside a well-determined grid
+            small = len(frac) < FAR_GROUP
+            offset = None
+            if not small or len(done) >= NEIGHBOURS:
+                group_pts = pts[group[sub_placed]]
+                fits = rigid_shift(
+                    pts[done], cells[done], group_pts, mine, frac, fallback=not small, one_grid=not seam
+                )
+                offset = None if fits is None or lands_on(mine + fits, taken) else fits
         else:
             # only the points that agree with the root (within OFF_GRID) join with it: where the others
             # disagree, the group's own tree went astray (a seam, a tile pushed askew)
             agree = np.abs(frac - frac[int(np.searchsorted(np.flatnonzero(sub_placed), start))]).max(axis=1)
             agree = agree <= OFF_GRID
+            middle = median(frac[agree])
+            seam |= bool(np.abs(middle - np.round(middle)).max() > OFF_GRID)
             predicted = near_shift(frac[agree], mine[agree], taken)
             # the map extrapolated from the placed points chose the shift; the group's own spacing and
             # the placed points around it must not say it lies elsewhere
@@ -337,8 +349,9 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
                 )
         misfit = np.abs(frac - offset).max(axis=1) if offset is not None else np.full(len(frac), np.inf)
         if offset is not None and predicted is not None and (offset != predicted).any():
-            # the grid through the group and the placed points around it chose another shift than the
-            # map: it put every point it was fitted to within RIGID_OTHER of its cell
+            # the grid through the group and the placed points (around it; for a far group, all of them)
+            # chose another shift than the map: it put every point it was fitted to within RIGID_OTHER
+            # (a far group's: RIGID_FIT) of its cell, however far the map extrapolated across the gap
             misfit[agree] = 0.0
         misfit[~agree] = np.inf
         fitting = np.nonzero(sub_placed)[0][misfit <= JOIN_MISFIT]

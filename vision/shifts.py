@@ -28,6 +28,10 @@ FAR_OFF_GRID = 0.15
 #: Where no shift fits a near group and the placed points around it (none within RIGID_OTHER), another
 #: shift fitting them with at most this fraction of the predicted one's misfit puts the group in doubt.
 DOUBT = 0.9
+#: A far group no shift fits clearly by its largest misfit joins at the likeliest shift where every other
+#: is at most 1/ODDS as likely (Gaussian errors of the points from their cells, their spread estimated
+#: from the likeliest shift's fit).
+ODDS = 1000.0
 #: How many placed points nearest to a near group check its shift (:func:`checked_shift`).
 NEAREST = 20
 
@@ -71,7 +75,14 @@ _SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 def rigid_shift(
-    pts: np.ndarray, cells: np.ndarray, group_pts: np.ndarray, group_cells: np.ndarray, frac: np.ndarray
+    pts: np.ndarray,
+    cells: np.ndarray,
+    group_pts: np.ndarray,
+    group_cells: np.ndarray,
+    frac: np.ndarray,
+    *,
+    fallback: bool = True,
+    one_grid: bool = True,
 ) -> np.ndarray | None:
     """The shift of a far group by which it and the placed points lie on one grid: for the whole shift
     nearest the prediction ``frac`` and the eight around it, a homography is fitted through all the
@@ -81,11 +92,17 @@ def rigid_shift(
     drifting across a wide layout, is the same at every shift and can hide how much worse another shift
     puts the group). A group that no shift fits clearly is kept at the prediction when it falls within
     FAR_OFF_GRID of a whole shift and no other shift both fits (no point RIGID_OTHER off) and fits better,
-    all the points or the group's own: the grid through everything would contradict the map.
+    all the points or the group's own: the grid through everything would contradict the map. Without
+    ``fallback`` (a group of one or two tiles, which may fit some shift by chance) only a clear fit joins.
+
+    Where no shift is clear by its largest misfit, the likeliest joins when every point lies within
+    RIGID_FIT of its cell there and every other shift is at most 1/ODDS as likely (:func:`_likeliest`),
+    provided the layout is ``one_grid``: false where a seam was seen (a near group lay between whole
+    cells), for then the points' errors are not the small, independent scatter the likelihood assumes.
     """
     middle = np.round(median(frac))
     options = [middle + step for step in _AROUND]
-    every, own = _misfits(pts, cells, group_pts, group_cells, options)
+    every, own, squares = _misfits(pts, cells, group_pts, group_cells, options)
     order = np.argsort(every)
     best = order[0]
     if every[best] <= RIGID_FIT and all(
@@ -95,6 +112,11 @@ def rigid_shift(
         for k in order[1:]
     ):
         return np.asarray(options[best], np.int64)
+    likeliest = _likeliest(squares, len(pts) + len(group_pts)) if one_grid else None
+    if likeliest is not None and every[likeliest] <= RIGID_FIT:
+        return np.asarray(options[likeliest], np.int64)
+    if not fallback:
+        return None
     here = _STEPS.index((0, 0))
     rivals = [
         k
@@ -178,25 +200,42 @@ def _affine_misfit(
     return float(np.abs(design @ m - dst).max())
 
 
+def _likeliest(squares: list[float], count: int) -> int | None:
+    """Of the shifts whose fits through ``count`` points leave the sums of squared distances ``squares``
+    (cells²), the one every other is at most 1/ODDS as likely as, or None: under Gaussian errors of
+    variance σ² (estimated from the best fit, with 2·count − 8 degrees of freedom) a fit leaving ``s`` is
+    ``exp((best − s) / 2σ²)`` times as likely as the best. A max misfit hides the cost of a wrong shift: a
+    homography bends its perspective to keep every point near a cell, at a price spread over them all."""
+    freedom = 2 * count - 8
+    if freedom <= 0 or len(squares) < 2:
+        return None
+    order = np.argsort(squares)
+    best, runner = squares[order[0]], squares[order[1]]
+    variance = max(best / freedom, 1e-12)
+    return int(order[0]) if (runner - best) / (2 * variance) >= np.log(ODDS) else None
+
+
 def _misfits(
     pts: np.ndarray,
     cells: np.ndarray,
     group_pts: np.ndarray,
     group_cells: np.ndarray,
     shifts: list[np.ndarray],
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], list[float]]:
     """For each shift of a group: the largest distance (cells) of any point from its cell under the
-    homography fitted through the placed points and the group so shifted, and the same among the group's
-    own points."""
+    homography fitted through the placed points and the group so shifted, the same among the group's
+    own points, and the sum of the squared distances (cells², of both coordinates) over all points."""
     dst = np.concatenate([pts, group_pts])
-    every, own = [], []
+    every, own, squares = [], [], []
     for shift in shifts:
         src = np.concatenate([cells, group_cells + shift]).astype(np.float64)
         h = fit_homography(src, dst)
-        off = np.abs(apply_homography(np.linalg.inv(h), dst) - src).max(axis=1)
+        gap = apply_homography(np.linalg.inv(h), dst) - src
+        off = np.abs(gap).max(axis=1)
         every.append(float(off.max()))
         own.append(float(off[len(pts) :].max()))
-    return every, own
+        squares.append(float((gap**2).sum()))
+    return every, own, squares
 
 
 def _local_misfits(

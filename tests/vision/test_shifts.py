@@ -106,11 +106,51 @@ def test_a_far_group_fitting_cleanly_beyond_drifting_rows_joins() -> None:
 def test_a_prediction_near_a_whole_shift_gives_way_where_another_shift_fits_the_group_better(
     step: tuple[int, int],
 ) -> None:
-    # a column of three tiles four columns beyond the block: no shift fits clearly, and the map puts
-    # it a tenth of a cell from the wrong one: better missed than put a cell off
+    # a column of three tiles four columns beyond the block: no shift fits clearly by the largest
+    # misfit, and the map puts it a tenth of a cell from the wrong one: where a seam was seen (the
+    # likelihood is not trusted), it is better missed than put a cell off
     pts, cells, group_pts, group_cells = _far_group(0.14, [(0, 0), (1, 0), (2, 0)], (1, 8))
     frac = np.array([1.1 + step[0], 8.1 + step[1]]) + np.zeros((3, 2))
-    assert rigid_shift(pts, cells, group_pts, group_cells, frac) is None
+    assert rigid_shift(pts, cells, group_pts, group_cells, frac, one_grid=False) is None
+
+
+@pytest.mark.parametrize("step", [(0, 0), (0, 1), (0, -1), (1, 0), (-1, 0)])
+@pytest.mark.parametrize("group", [[(0, 0)], [(0, 0), (1, 0), (2, 0)]])
+def test_a_far_group_no_shift_fits_clearly_joins_where_it_is_far_likelier(
+    step: tuple[int, int], group: list[tuple[int, int]]
+) -> None:
+    # beside drifting rows every shift leaves a point a sixth of a cell off (the block's own scatter),
+    # so no shift is clear by the largest misfit; but the homography bent to take the group a cell off
+    # spreads its cost over every point: the sums of squares make the true shift (1, 8) far likelier,
+    # wherever the map put the group, with or without the fallback
+    pts, cells, group_pts, group_cells = _far_group(0.14, group, (1, 8))
+    frac = np.array([1.1 + step[0], 8.1 + step[1]]) + np.zeros((len(group), 2))
+    for fallback in (True, False):
+        shift = rigid_shift(pts, cells, group_pts, group_cells, frac, fallback=fallback)
+        assert shift is not None and shift.tolist() == [1, 8]
+
+
+def test_a_far_group_half_a_cell_off_is_not_joined_by_its_likelihood() -> None:
+    # the group lies half a column between two shifts: each fits it as badly (a point 0.5 off), neither
+    # is likelier
+    pts, cells, group_pts, group_cells = _far_group(0.0, [(0, 0), (1, 0), (2, 0)], (1, 8))
+    group_pts = group_pts + np.array([0.0, 20.0])
+    frac = np.array([1.0, 8.5]) + np.zeros((3, 2))
+    assert rigid_shift(pts, cells, group_pts, group_cells, frac, fallback=False) is None
+
+
+@pytest.mark.parametrize("group", [[(0, 0)], [(0, 0), (1, 0), (2, 0)]])
+def test_without_the_fallback_a_far_group_no_shift_fits_clearly_is_left_out(
+    group: list[tuple[int, int]],
+) -> None:
+    # beside drifting rows no shift fits clearly; the map puts the group a tenth of a cell from its true
+    # shift, which the fallback keeps, but one or two tiles are left to a clear fit alone (here with the
+    # likelihood not trusted: a seam was seen)
+    pts, cells, group_pts, group_cells = _far_group(0.14, group, (1, 8))
+    frac = np.array([1.1, 8.1]) + np.zeros((len(group), 2))
+    kept = rigid_shift(pts, cells, group_pts, group_cells, frac, one_grid=False)
+    assert kept is not None and kept.tolist() == [1, 8]
+    assert rigid_shift(pts, cells, group_pts, group_cells, frac, fallback=False, one_grid=False) is None
 
 
 @pytest.mark.parametrize("push", [0.45, 0.5])
