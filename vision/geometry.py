@@ -95,6 +95,46 @@ def local_axes(h: np.ndarray, cell: np.ndarray) -> np.ndarray:
     return np.stack([down, right], axis=-2)
 
 
+def cells_off(points: np.ndarray, targets: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Cells (N,) from each point (N, 2) to its target (N, 2), along the farther of its axes (N, 2, 2)."""
+    steps = np.linalg.solve(axes.transpose(0, 2, 1), (points - targets)[..., None])[..., 0]
+    return np.asarray(np.abs(steps).max(axis=1))
+
+
+#: A narrow layout's homography is refitted (:func:`foreshortened`) through at least this many tiles
+#: (twice the four a homography needs: fewer, through a row bent by drift, bend the far cells' axes)...
+FORESHORTEN_POINTS = 8
+#: ...spread at least this much (:func:`spread`, cells: more than one row or column).
+FORESHORTEN_SPREAD = 0.25
+
+
+def foreshortened(h: np.ndarray, cells: np.ndarray, centres: np.ndarray, *, within: float) -> np.ndarray:
+    """The homography (3, 3) to cut a narrow layout's patches in: ``h`` refitted through its tiles
+    ``cells`` (N, 2) float and their image ``centres`` (N, 2) where :func:`fit_homography` gave a
+    similarity (a layout spread less than one cell; under a steep camera :mod:`vision.perspective` gives a
+    similarity with the perspective of the spacing taken out), else ``h`` itself.
+
+    A similarity has one scale, but a tilted camera foreshortens the table along its lean (by the cosine
+    of the tilt: 0.82 at 35°), and the perspective of the spacing changes the scale across the picture,
+    not along one direction more than the other. Patches cut in such a grid's axes come out stretched by
+    up to 1/cos along one direction (1.22 at 35°), and their outlines no longer fit the symbols'. A
+    homography through a narrow layout (two or three rows) still measures that foreshortening where it is
+    over-determined (FORESHORTEN_POINTS, FORESHORTEN_SPREAD); it is kept only where it puts every tile
+    ``within`` cells of its centre and turns no cell inside out. It gives the axes to cut in only: where a
+    cell lies stays ``h``'s (through a narrow row bent by drift, the homography takes the bend for
+    perspective and places the far cells worse than the similarity does).
+    """
+    if len(cells) < FORESHORTEN_POINTS or not FORESHORTEN_SPREAD <= spread(cells) < 1.0:
+        return h
+    fitted = fit_homography(cells, centres, spanning=True)
+    axes = local_axes(fitted, cells)
+    if (np.linalg.det(axes) * np.linalg.det(local_axes(h, cells)) <= 0).any():
+        return h
+    if (cells_off(centres, apply_homography(fitted, cells), axes) > within).any():
+        return h
+    return fitted
+
+
 def angle_of(h: np.ndarray, cell: np.ndarray) -> float:
     """Degrees the grid's row axis (the step ``col + 1``) is turned from the image's, at ``cell``."""
     right = local_axes(h, cell)[1]

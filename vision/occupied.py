@@ -27,7 +27,7 @@ from table import tileset as edition
 from vision.classify import ASYMMETRY_SPREAD
 from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, measure, presence
-from vision.geometry import local_axes
+from vision.geometry import cells_off, foreshortened, local_axes
 from vision.lattice import Lattice, cell_keys
 from vision.outline import asymmetry
 from vision.patches import PATCH
@@ -100,6 +100,13 @@ def occupied(
     "herkle": whole shields too, see :func:`_whole_shields`)."""
     cells = lattice.cells[lattice.placed]
     centres = blobs.centres[lattice.placed]
+    # Herkle's shields stay in the grid's axes: foreshortened, one frame of the rendered Herkle set was
+    # read (0 -> 18 right) with three tiles at its far end on wrong cells (set: +31 right, +3 silent)
+    if tileset != "herkle":
+        cut = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=STEADY)
+        grid, lattice = lattice, replace(lattice, homography=cut)
+    else:
+        grid = lattice
     axes = local_axes(lattice.homography, cells.astype(np.float64))
     patches = _cut(work, centres, axes)
     p = presence(patches)
@@ -116,7 +123,7 @@ def occupied(
     located = Located(
         work,
         scale,
-        lattice,
+        grid,
         cells[keep],
         centres[keep],
         patches[keep],
@@ -124,7 +131,10 @@ def occupied(
         blobs.apart,
         Shields(field_colour(patches[keep]), patches[keep]) if tileset == "herkle" else None,
     )
-    return probed(located, located.cells, held=held)
+    # the cells are cut and probed in the foreshortened axes, where the grid puts them; the grid's own
+    # test of whether it holds its tiles serves the probes only where the two are one
+    same = lattice.homography is grid.homography
+    return probed(located, located.cells, held=held if same else None, cut=lattice.homography)
 
 
 def _faint(
@@ -159,13 +169,17 @@ def _held(lattice: Lattice, cells: np.ndarray, centres: np.ndarray) -> bool:
     if len(cells) < 3:
         return False
     where = cells.astype(np.float64)
-    off = _off(centres, lattice.point(where), local_axes(lattice.homography, where))
+    off = cells_off(centres, lattice.point(where), local_axes(lattice.homography, where))
     return bool(np.quantile(off, 0.9) < STEADY)
 
 
-def probed(located: Located, tried: np.ndarray, *, held: bool | None = None) -> Located:
+def probed(
+    located: Located, tried: np.ndarray, *, held: bool | None = None, cut: np.ndarray | None = None
+) -> Located:
     """``located`` with the tiles found by probing the cells next to its tiles, not ``tried`` (K, 2) yet,
-    round after round outwards. ``held``: whether the grid holds its tiles (:func:`_held`), if known."""
+    round after round outwards, cut in the axes of the homography ``cut`` (3, 3; default the grid's: see
+    :func:`vision.geometry.foreshortened`). ``held``: whether the grid holds its tiles (:func:`_held`), if
+    known."""
     lattice, cells, centres = located.lattice, located.cells, located.centres
     table = _table_colour(located.work, lattice, cells)
     # Herkle's paint probes take no faint paint or candidates standing apart (its candidates are shields):
@@ -180,8 +194,8 @@ def probed(located: Located, tried: np.ndarray, *, held: bool | None = None) -> 
         if len(probe) == 0:
             break
         tried = np.concatenate([tried, probe])
-        axes = local_axes(lattice.homography, probe.astype(np.float64))
-        rows, where, cut, m = look(
+        axes = local_axes(lattice.homography if cut is None else cut, probe.astype(np.float64))
+        rows, where, patch, m = look(
             located.work,
             guess,
             axes,
@@ -191,14 +205,14 @@ def probed(located: Located, tried: np.ndarray, *, held: bool | None = None) -> 
             steady=_near(guess, lattice.point(probe.astype(np.float64)), axes, STEADY),
         )
         if located.shields is not None:
-            rows, where, cut, m = _with_shields(
-                located.work, guess, axes, located.shields, (rows, where, cut, m), table=table
+            rows, where, patch, m = _with_shields(
+                located.work, guess, axes, located.shields, (rows, where, patch, m), table=table
             )
         if m is None:
             break
         cells = np.concatenate([cells, probe[rows]])
         centres = np.concatenate([centres, where])
-        patches.append(cut)
+        patches.append(patch)
         measured.append(m)
     if len(measured) == 1:
         return located
@@ -477,13 +491,7 @@ def _among(cells: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 def _near(points: np.ndarray, targets: np.ndarray, axes: np.ndarray, cells: float) -> np.ndarray:
     """Whether each point (N, 2) lies within ``cells`` cells of its target along both of its axes."""
-    return np.asarray(_off(points, targets, axes) < cells)
-
-
-def _off(points: np.ndarray, targets: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    """Cells from each point (N, 2) to its target (N, 2), along the farther of its axes (N, 2, 2)."""
-    steps = np.linalg.solve(axes.transpose(0, 2, 1), (points - targets)[..., None])[..., 0]
-    return np.asarray(np.abs(steps).max(axis=1))
+    return np.asarray(cells_off(points, targets, axes) < cells)
 
 
 AROUND = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], np.int64)

@@ -8,11 +8,12 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.geometry
 from table import tileset
 from vision import occupied, read_table
 from vision.detect import Blobs
 from vision.evaluate import score_frame
-from vision.geometry import local_axes
+from vision.geometry import foreshortened, local_axes
 from vision.lattice import cell_keys, fit_lattice
 from vision.occupied import _among
 from vision.render import random_scene, render
@@ -229,3 +230,64 @@ def test_cells_among_others_as_isin_of_their_keys() -> None:
         others = np.concatenate([cells[::3], rng.integers(-spread, spread, size=(20, 2))])
         assert _among(cells, others).tolist() == np.isin(cell_keys(cells), cell_keys(others)).tolist()
         assert _among(cells, others[:0]).tolist() == [False] * 60 and len(_among(cells[:0], others)) == 0
+
+
+#: A narrow layout (two or three rows of ten tiles) under a steep camera.
+STEEP: dict[str, Any] = {
+    "hand": 0.0,
+    "light": "neutral",
+    "table": "light-wood",
+    "px_per_tile": 60.0,
+    "tilt": 35.0,
+    "drift": 0.0,
+    "gaps": 0.0,
+    "blur": 0.5,
+    "noise": 1.0,
+    "jpeg_quality": 95,
+    "askew": 0.5,
+    "jitter": 0.3,
+}
+
+
+def _stretch(axes: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """How much more one way than the other (N,) the cells cut in ``axes`` (N, 2, 2) are stretched
+    against the true top faces' axes ``faces`` (N, 2, 2): the ratio of the singular values."""
+    steps = np.linalg.solve(faces.transpose(0, 2, 1), axes.transpose(0, 2, 1))
+    s = np.linalg.svd(steps, compute_uv=False)
+    return np.asarray(s[:, 0] / s[:, 1])
+
+
+def test_a_narrow_layout_under_a_steep_camera_is_cut_in_its_foreshortened_axes() -> None:
+    # ten tiles spread less than a cell: the grid is a similarity, which cannot foreshorten
+    out = render(random_scene(seed=7, variant="classic", size=(480, 640), tiles=10, **STEEP))
+    found = candidates(out.image)
+    assert found is not None
+    work, _, blobs, lattice = found
+    cells, centres = lattice.cells[lattice.placed], blobs.centres[lattice.placed]
+    refitted = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=occupied.STEADY)
+    assert refitted is not lattice.homography
+    corners = [np.array(f["corners"], np.float64) for f in out.truth["geometry"]["faces"]]
+    middles = np.array([c.mean(axis=0) for c in corners])
+    k = np.array(out.image.shape[:2], np.float64) / work.shape[:2]
+    nearest = np.linalg.norm((centres * k)[:, None] - middles[None], axis=2).argmin(axis=1)
+    # the face's axes: the mean of its two edges down and of its two edges across (corners in order
+    # round the face, the first two along a row)
+    edges = [[(c[3] - c[0] + c[2] - c[1]) / 2, (c[1] - c[0] + c[2] - c[3]) / 2] for c in corners]
+    faces = np.array(edges)[nearest]
+    where = cells.astype(np.float64)
+    before = _stretch(local_axes(lattice.homography, where) * k, faces)
+    after = _stretch(local_axes(refitted, where) * k, faces)
+    assert np.median(before) > 1.15, before
+    assert after.max() < 1.08, after
+
+
+def test_a_narrow_layout_under_a_steep_camera_reads_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = render(random_scene(seed=11, variant="classic", size=(480, 640), tiles=10, **STEEP))
+    # the grid's similarity stretches the patches by 1/cos 35° = 1.22 along the lean: their outlines no
+    # longer fit the symbols', and half the tiles are left uncertain
+    classic = tileset("classic")
+    foreshortened = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+    monkeypatch.setattr(vision.geometry, "FORESHORTEN_POINTS", 10**6)
+    similar = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+    assert foreshortened.right == foreshortened.tiles and foreshortened.wrong == foreshortened.extra == 0
+    assert similar.right <= foreshortened.right - 3, (similar.summary(), foreshortened.summary())
