@@ -252,7 +252,12 @@ def _calibrate(
     if not path.is_file():
         raise DatasetError(f"{path}: no such truth file to calibrate on")
     known: Board = board_from_json(_json(path), where=str(path), tileset=tiles_of)
-    measured, tiles, _ = measure_tiles(_image(folder, ident, scale), known, tileset=tiles_of)
+    try:
+        measured, tiles, _ = measure_tiles(_image(folder, ident, scale), known, tileset=tiles_of)
+    except ValueError as err:  # the known tiles are not where the truth says, or not seen at all
+        raise DatasetError(
+            f"{folder / 'frames' / (ident + '.jpg')}: {err}, so it cannot be calibrated on"
+        ) from None
     if len(tiles) < 6:
         raise DatasetError(f"{path}: only {len(tiles)} known tiles found in the photo, too few to calibrate")
     return learn_prototypes([(measured, tiles)], tileset=tiles_of)

@@ -116,3 +116,14 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     bad.write_text("{}")
     assert main(["read", str(junk), "--calibration", str(bad)]) == 2
     assert "cal.json" in capsys.readouterr().err
+
+
+def test_cli_calibrating_on_a_photo_without_its_tiles_is_one_line(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the truth of frame 000 is said of a blank photo: its known tiles cannot be found there
+    frame = tiny / "frames" / "000.jpg"
+    cv2.imwrite(str(frame), cv2.imread(str(frame)) * 0)
+    assert main(["evaluate", str(tiny), "--calibrate-on", "000"]) == 2
+    err = capsys.readouterr().err
+    assert "000.jpg" in err and "calibrated" in err and err.count("\n") == 1
