@@ -210,15 +210,11 @@ def _blobs_at(
     keep[0] = False  # label 0 is the dark background
     # the blobs that passed so far, renumbered 1..k-1: the table or a printed board around the tiles can be
     # most of the picture, and none of it needs looking at
-    narrow = labels.astype(np.uint8) if n <= 256 else None  # then by a table lookup, faster than a gather
-    if narrow is not None:
-        ids = np.zeros(256, np.uint8)
-    else:
-        ids = np.zeros(n, np.uint16 if n < 65536 else np.float32)  # cv2.dilate takes no 32-bit integers
-    ids[:n][keep] = np.arange(1, int(keep.sum()) + 1)
     k = int(keep.sum()) + 1
+    ids = np.zeros(n, np.int64)
+    ids[keep] = np.arange(1, k)
     mine = runs.take(keep[runs.label])
-    mine_ids = ids[mine.label].astype(np.int64)
+    mine_ids = ids[mine.label]
     # OpenCV's centroids: the blobs' exact pixel sums over their areas
     sums = mine.sums(mine_ids, k)
     count = np.concatenate([[1.0], area[keep]])
@@ -232,12 +228,12 @@ def _blobs_at(
         inside = np.bincount(
             mine_ids, mine.totals(cv2.integral(q[box]), (box[0].start, box[1].start)), minlength=k
         )
-        # mean strength on a two-pixel rim around each blob
-        own = np.asarray(
-            cv2.LUT(narrow[box], ids) if narrow is not None else np.take(ids, labels[box]), ids.dtype
-        )
-        grown = cv2.dilate(own, np.ones((3, 3), np.uint8), iterations=2)
-        rim = np.flatnonzero((grown > 0) & (paint[box] == 0))  # found once, then gathered twice
+        # mean strength on a two-pixel rim around each blob: each pixel's highest number two pixels about,
+        # numbered in the narrowest type that holds them (cv2.dilate takes no 32-bit integers)
+        narrow = np.uint8 if k <= 256 else np.uint16 if k <= 65536 else np.float32
+        grown = cv2.dilate(mine.image(mine_ids.astype(narrow), box), np.ones((5, 5), np.uint8))
+        # grown but not paint (paint, 0 or 1, times the highest number): found once, then gathered twice
+        rim = np.flatnonzero(grown > paint[box].astype(grown.dtype, copy=False) * (k - 1))
         rim_ids = grown.ravel().take(rim).astype(np.int64)
         rim_count = np.bincount(rim_ids, minlength=k)
         rim_mean = np.bincount(rim_ids, q[box].ravel().take(rim), minlength=k) / np.maximum(rim_count, 1)
@@ -249,13 +245,9 @@ def _blobs_at(
         return blobs, None
     refused = ~keep & (area >= min_area)  # a blob standing apart later is no smaller than min_area
     refused[0] = False
-    if narrow is not None:
-        table = np.zeros(256, np.uint8)
-        table[:n] = refused
-        refused_mask = np.asarray(cv2.LUT(narrow, table))
-    else:
-        refused_mask = refused.astype(np.uint8)[labels]
-    return blobs, refused_mask
+    refused_runs = runs.take(refused[runs.label])
+    whole = (slice(0, labels.shape[0]), slice(0, labels.shape[1]))
+    return blobs, refused_runs.image(np.ones(len(refused_runs.label), np.uint8), whole)
 
 
 @dataclass(frozen=True)
@@ -321,6 +313,21 @@ class _Runs:
         h, w = shape
         rows = slice(max(int(self.row.min()) - margin, 0), min(int(self.row.max()) + margin + 1, h))
         return rows, slice(max(int(self.first.min()) - margin, 0), min(int(self.last.max()) + margin + 1, w))
+
+    def image(self, values: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
+        """The image (rows, columns of ``box``, which holds every run) of each run painted in its value of
+        ``values`` (K,), 0 elsewhere, of ``values``' dtype: the runs, in order along the rows, repeated out
+        with the gaps between them (cheaper than a lookup per pixel of a label image)."""
+        rows, cols = box
+        h, w = rows.stop - rows.start, cols.stop - cols.start
+        start = (self.row - rows.start) * w + (self.first - cols.start)
+        end = start + (self.last - self.first + 1)
+        gaps = start - np.concatenate([[0], end[:-1]])
+        tail = h * w - (int(end[-1]) if len(end) else 0)
+        lengths = np.append(np.stack([gaps, end - start], axis=1).ravel(), tail)
+        painted = np.zeros(2 * len(values) + 1, values.dtype)  # each gap's 0, then its run's value
+        painted[1::2] = values
+        return np.repeat(painted, lengths).reshape(h, w)
 
     def totals(self, integral: np.ndarray, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
         """Each run's sum (K,) float64 of the image whose :func:`cv2.integral` (H+1, W+1) is given, that

@@ -111,3 +111,21 @@ def test_run_sums_are_opencvs_component_statistics() -> None:
         np.bincount(runs.label, runs.totals(cv2.integral(q)), minlength=n)[1:],
         np.bincount(ids, q.ravel().astype(np.float64), minlength=n)[1:],
     )
+
+
+def test_runs_paint_back_their_labels() -> None:
+    # the runs of a rendered table's labels, painted back in their labels, are the label image again,
+    # whole or within a box around some of them; a box without runs is all background
+    scene = random_scene(seed=7, variant="classic", size=(240, 320), tiles=12, px_per_tile=40.0)
+    paint = lit_mask(strength(render(scene).image))
+    n, labels = cv2.connectedComponents(paint, connectivity=4)
+    runs = _Runs.of(labels, paint)
+    whole = (slice(0, 240), slice(0, 320))
+    assert n > 10 and np.array_equal(runs.image(runs.label.astype(np.uint16), whole), labels)
+    some = runs.take(runs.label % 3 == 1)
+    box = some.box(2, labels.shape)
+    expected = np.where(labels % 3 == 1, labels, 0)[box].astype(np.uint16)
+    painted = some.image(some.label.astype(np.uint16), box)
+    assert painted.dtype == np.uint16 and np.array_equal(painted, expected)
+    none = runs.take(np.zeros(len(runs.label), bool))
+    assert np.array_equal(none.image(np.ones(0, np.uint8), whole), np.zeros((240, 320), np.uint8))
