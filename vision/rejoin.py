@@ -11,7 +11,10 @@ group and the rest, unseen tiles may lie: the rules say nothing there), or puts 
 more than BESIDE from one step apart in the photo (measured in the read tile's own axes: no map extrapolated
 across a gap). The group joins where exactly one shift left keeps every line it forms with the read tiles
 valid, provided another breaks a line, or the photo puts that one within CLOSE of whole steps. Only tiles
-named with confidence count in a line.
+named with confidence count in a line. A shift onto tiles only a group joined before by the rules put there
+is not ruled out where the grid's map puts the group within a cell of it: that group may be a cell off
+itself (its own grid can step across a seam inside it), so the two contest the cells and the later one is
+left out.
 
 The rules can tell shifts across the lines a group meets, not along them: a group slid one cell along a
 row it continues keeps the row valid (a gap in a line, closed, is still one colour or one shape). That is
@@ -139,18 +142,25 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
 
 
 def _joined_cells(located: Located, side: Side, part: Located, named: Named) -> np.ndarray | None:
-    """The part's cells in the reading's grid at the one shift the rules allow, or None."""
+    """The part's cells in the reading's grid at the one shift the rules allow, or None (also where a shift
+    within a cell of where the map puts the part lands on tiles of parts joined before, and on no others)."""
     turn = _turn(located, part)
     if turn is None:
         return None
     own = part.cells @ turn.T
-    guess = np.round(np.median(located.lattice.cell_of(part.centres) - own, axis=0)).astype(np.int64)
+    where = np.median(located.lattice.cell_of(part.centres) - own, axis=0)
+    guess = np.round(where).astype(np.int64)
     tiles = [_tile(named, i) for i in range(len(own))]
     allowed, told = [], set()
     for step in ((dr, dc) for dr in range(-2, 3) for dc in range(-2, 3)):
         cells = own + guess + step
         keys = [(int(r), int(c)) for r, c in cells]
-        if any(k in side.index for k in keys):
+        on = [side.index[k] for k in keys if k in side.index]
+        if on and min(on) >= len(located.cells) and np.abs(guess + step - where).max() < 1.0:
+            # only on tiles the rules joined, at a place the map puts the part as near: the two parts
+            # contest those cells, and a part joined by the rules is no proof that this place is taken
+            return None
+        if on:
             continue  # on a read tile
         err = _beside(located.lattice.homography, side, part.centres, keys)
         if err is None or err > BESIDE:

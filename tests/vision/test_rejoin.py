@@ -64,6 +64,19 @@ def test_a_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytest.Monke
     assert joined.wrong + joined.extra <= alone.wrong + alone.extra
 
 
+def test_a_group_whose_place_a_joined_group_contests_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same frame under cool light: the grid leaves three groups out; the first (15 tiles, two of them
+    # a cell off across a seam inside it) joins where the rules put it, and its two tiles lie on the true
+    # place of the next group (13 tiles), which the rules then found one row off, valid there
+    out = render(random_scene(seed=frame_seed(31, 17), variant="classic", size=(768, 1024), light="cool"))
+    joined = _score(out)
+    monkeypatch.setattr(reader, "rejoined", lambda located, named, blobs, prototypes: (located, named))
+    alone = _score(out)
+    assert joined.right >= alone.right + 10, (joined.summary(), alone.summary())
+    # only the first group's own two tiles are a cell off (16 more were, with the next groups joined)
+    assert joined.wrong + joined.extra <= 2, joined.summary()
+
+
 def _score(out: Rendered) -> Tally:
     reading = reader.read_table(out.image, tileset=tileset("classic"))
     return score_frame(reading, out.truth, layout=None, where="render")
