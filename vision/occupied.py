@@ -13,7 +13,11 @@ frame whose grid holds its tiles (:func:`_faint`, :func:`look`).
 On Herkle's tiles a probe also takes a whole shield of the frame's form (:func:`_whole_shields`): with a
 black ordinary on it (no paint of such a tile stands out from its body), or a lit one ringed by the body
 (the paint's rim test does not fit a shield that fills its face); a probe cut off its tile looks again
-centred on the shield it saw.
+centred on the shield it saw. Herkle's patches are cut in a narrow layout's foreshortened axes
+(:func:`vision.geometry.foreshortened`) where its shields fit their known outline better there
+(:func:`vision.shield_detect.truer_axes`), and its probes then also look where that homography puts the
+cells (:func:`probed`): a Herkle tile's paint lies up to half a cell off its middle, so the probes, which
+follow the tiles they find, cannot follow a similarity's drift under a tilted camera.
 :mod:`vision.reader` names what is found.
 """
 
@@ -32,6 +36,7 @@ from vision.lattice import Lattice, cell_keys
 from vision.outline import asymmetry
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
+from vision.shield_detect import truer_axes
 from vision.shields import RING_DARK, black, field_colour, shield_outline, view_shields
 
 #: A patch whose paint stands out less than this from its body holds no tile...
@@ -100,13 +105,10 @@ def occupied(
     "herkle": whole shields too, see :func:`_whole_shields`)."""
     cells = lattice.cells[lattice.placed]
     centres = blobs.centres[lattice.placed]
-    # Herkle's shields stay in the grid's axes: foreshortened, one frame of the rendered Herkle set was
-    # read (0 -> 18 right) with three tiles at its far end on wrong cells (set: +31 right, +3 silent)
-    if tileset != "herkle":
-        cut = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=STEADY)
-        grid, lattice = lattice, replace(lattice, homography=cut)
-    else:
-        grid = lattice
+    cut = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=STEADY)
+    if tileset == "herkle" and cut is not lattice.homography:
+        cut = truer_axes(work, centres, cells, lattice.homography, cut)
+    grid, lattice = lattice, replace(lattice, homography=cut)
     axes = local_axes(lattice.homography, cells.astype(np.float64))
     patches = _cut(work, centres, axes)
     p = presence(patches)
@@ -131,8 +133,9 @@ def occupied(
         blobs.apart,
         Shields(field_colour(patches[keep]), patches[keep]) if tileset == "herkle" else None,
     )
-    # the cells are cut and probed in the foreshortened axes, where the grid puts them; the grid's own
-    # test of whether it holds its tiles serves the probes only where the two are one
+    # the cells are cut and probed in the foreshortened axes, where the grid puts them (Herkle's where the
+    # foreshortened homography does: see probed); the grid's own test of whether it holds its tiles
+    # serves the probes only where the two are one
     same = lattice.homography is grid.homography
     return probed(located, located.cells, held=held if same else None, cut=lattice.homography)
 
@@ -178,9 +181,15 @@ def probed(
 ) -> Located:
     """``located`` with the tiles found by probing the cells next to its tiles, not ``tried`` (K, 2) yet,
     round after round outwards, cut in the axes of the homography ``cut`` (3, 3; default the grid's: see
-    :func:`vision.geometry.foreshortened`). ``held``: whether the grid holds its tiles (:func:`_held`), if
-    known."""
+    :func:`vision.geometry.foreshortened`; on Herkle's tiles also predicted through it). ``held``: whether
+    the grid holds its tiles (:func:`_held`), if known."""
     lattice, cells, centres = located.lattice, located.cells, located.centres
+    if located.shields is not None and cut is not None:
+        # Herkle's probes also look where the foreshortened homography puts its cells: they follow
+        # the tiles they find, and a Herkle tile's paint (the grey field a black ordinary leaves, or the
+        # ordinary) lies up to half a cell off its middle, so they cannot follow the similarity's drift
+        # under a tilted camera (a cell over six rows at 16 degrees) as the other editions' do
+        lattice = replace(lattice, homography=cut)
     table = _table_colour(located.work, lattice, cells)
     # Herkle's paint probes take no faint paint or candidates standing apart (its candidates are shields):
     # there the table's colour serves the shield probes only

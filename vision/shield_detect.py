@@ -30,9 +30,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from table import tileset
 from vision.detect import Blobs, lit_mask, strength
+from vision.geometry import local_axes
 from vision.patches import cut_patches
-from vision.shields import field_colour
+from vision.shields import field_colour, outline_misfit, shield_outline, view_shields
 
 #: Depths tried, as fractions of the lit mask's shorter side (a tile is 1/30 to 1/4 of a frame's shorter
 #: side at the working scales the reader uses), in steps of a quarter.
@@ -203,3 +205,22 @@ def _label_at(labels: np.ndarray, points: np.ndarray) -> np.ndarray:
     """The label under each point (N, 2) ``(row, col)``."""
     rc = np.clip(np.round(points).astype(np.int64), 0, np.array(labels.shape) - 1)
     return np.asarray(labels[rc[:, 0], rc[:, 1]])
+
+
+def truer_axes(
+    work: np.ndarray, centres: np.ndarray, cells: np.ndarray, grid: np.ndarray, cut: np.ndarray
+) -> np.ndarray:
+    """Of the homographies ``grid`` and ``cut`` (3, 3; :func:`vision.geometry.foreshortened`), the one in
+    whose axes the Herkle shields at ``centres`` (N, 2) on ``cells`` (N, 2) fit the shield's outline
+    better (the median of :func:`vision.shields.outline_misfit` over the shields seen). A homography
+    through a narrow layout measures the camera's foreshortening, or takes a row bent by drift for it:
+    the shields, all of one known form, tell which."""
+    outline = shield_outline(tileset("herkle"))
+    where = cells.astype(np.float64)
+    misfit = []
+    for h in (grid, cut):
+        patches = cut_patches(work, centres, local_axes(h, where))
+        view = view_shields(patches, field_colour(patches), outline=outline)
+        shown = view.outline.reshape(len(patches), -1).any(axis=1)
+        misfit.append(np.median(outline_misfit(view.outline[shown], outline)) if shown.any() else np.inf)
+    return cut if misfit[1] < misfit[0] else grid
