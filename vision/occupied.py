@@ -108,8 +108,8 @@ def occupied(
     cut = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=STEADY)
     if tileset == "herkle" and cut is not lattice.homography:
         cut = truer_axes(work, centres, cells, lattice.homography, cut)
-    grid, lattice = lattice, replace(lattice, homography=cut)
-    axes = local_axes(lattice.homography, cells.astype(np.float64))
+    cutting = replace(lattice, homography=cut)  # the grid, but for the axes the cells are cut in
+    axes = local_axes(cut, cells.astype(np.float64))
     patches = _cut(work, centres, axes)
     p = presence(patches)
     keep = (p.contrast > MIN_CONTRAST) & (p.reach < MAX_REACH)
@@ -117,15 +117,15 @@ def occupied(
         return None
     held = None  # whether the grid holds the tiles kept (:func:`_held`), while known
     if tileset != "herkle":
-        held = _held(lattice, cells[keep], centres[keep])
-        faint = _faint(work, lattice, cells[keep], patches, p, strong=keep) if held else None
+        held = _held(cutting, cells[keep], centres[keep])
+        faint = _faint(work, cutting, cells[keep], patches, p, strong=keep) if held else None
         if faint is not None and faint.any():
             keep |= faint
             held = None
     located = Located(
         work,
         scale,
-        grid,
+        lattice,
         cells[keep],
         centres[keep],
         patches[keep],
@@ -136,8 +136,8 @@ def occupied(
     # the cells are cut and probed in the foreshortened axes, where the grid puts them (Herkle's where the
     # foreshortened homography does: see probed); the grid's own test of whether it holds its tiles
     # serves the probes only where the two are one
-    same = lattice.homography is grid.homography
-    return probed(located, located.cells, held=held if same else None, cut=lattice.homography)
+    same = cut is lattice.homography
+    return probed(located, located.cells, held=held if same else None, cut=cut)
 
 
 def _faint(
