@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.balance import apply_balance, estimate_balance
+from calibration.balance import apply_balance, chart_balance, estimate_balance
 from calibration.checks import (
     Margins,
     colour_margins,
@@ -203,11 +203,18 @@ def calibrate_from_photo(
             f"only {len(tiles)} of the {len(known)} known tiles were found in the photo (need {MIN_TILES}); "
             "is the whole layout in view, in focus and lit?"
         )
-    prototypes = _outlines_that_hold(
-        lambda m, t: learn_prototypes([(m, t)], tileset=tileset), measured, tiles, tileset
-    )
-    reading = read_table(seen, tileset=tileset, layout=layout, calibration=prototypes)
-    verdicts, to_known = _verdicts(reading, known, layout)
+    prototypes, reading, verdicts, to_known = _learned(seen, measured, tiles, known, tileset, layout=layout)
+    if int((measured.contrast > MIN_CONTRAST).sum()) < len(known):
+        # no correction found every known tile: the known paints, used as a colour chart, may know the light
+        # better than the grey-edge estimate; kept when what is learned under it reads more of them right
+        chart = chart_balance(measured, tiles, tileset, balance)
+        under = apply_balance(straight, chart)
+        found = _measure(under, known, tileset)
+        if len(found[1]) >= MIN_TILES:
+            learned = _learned(under, *found, known, tileset, layout=layout)
+            if _right(learned[2]) > _right(verdicts):
+                balance, seen, (measured, tiles) = chart, under, found
+                prototypes, reading, verdicts, to_known = learned
     geometry = geometry_from_reading(reading.geometry, to_known=to_known, layout=layout)
     if base is not None:
         geometry = replace(geometry, plane=base.geometry.plane, lens=base.geometry.lens)
@@ -216,7 +223,7 @@ def calibrate_from_photo(
     numbers["balance"] = [round(float(g), 3) for g in balance]
     warnings += margin_warnings("colour", cm, seen=[t.colour for t in tiles], every=tileset.colours)
     warnings += margin_warnings("shape", sm, seen=[t.shape for t in tiles], every=tileset.shapes)
-    right = sum(v == RIGHT for v in verdicts.values())
+    right = _right(verdicts)
     if right < len(known) / 2:
         raise CalibrationFailed(
             f"with what it learned, the reader reads only {right} of the {len(known)} known tiles right on "
@@ -352,6 +359,28 @@ def _named_right(measured: Measurements, tiles: list[Tile], prototypes: Prototyp
     shapes, confidence, fit = name_shapes(measured, prototypes)
     sure = (confidence >= MIN_CONFIDENCE) & (fit <= MAX_FIT)
     return sum(bool(ok) and shape == t.shape for ok, shape, t in zip(sure, shapes, tiles, strict=True))
+
+
+def _learned(
+    seen: np.ndarray,
+    measured: Measurements,
+    tiles: list[Tile],
+    known: Board,
+    tileset: TileSet,
+    *,
+    layout: Layout | None,
+) -> tuple[Prototypes, Reading, dict[tuple[int, int], str], np.ndarray | None]:
+    """What the photo ``seen`` (balanced) teaches from its measured known ``tiles``, the photo read again
+    with it, the verdict on every known cell and the known-to-reading cell transform (:func:`_verdicts`)."""
+    prototypes = _outlines_that_hold(
+        lambda m, t: learn_prototypes([(m, t)], tileset=tileset), measured, tiles, tileset
+    )
+    reading = read_table(seen, tileset=tileset, layout=layout, calibration=prototypes)
+    return (prototypes, reading, *_verdicts(reading, known, layout))
+
+
+def _right(verdicts: dict[tuple[int, int], str]) -> int:
+    return sum(v == RIGHT for v in verdicts.values())
 
 
 def _blend(old: np.ndarray, new: np.ndarray, n_old: int, n_new: int) -> np.ndarray:

@@ -8,17 +8,23 @@ calibration photo and applied to every later frame, so frames stay comparable al
 
 The estimate is the grey-edge hypothesis (:func:`device.quality.colour_cast`), iterated: apply the gains,
 measure what cast is left, correct, until the frame's edges are neutral. Gains are BGR, linear light, with
-green fixed at 1.
+green fixed at 1. A calibration photo's known tiles are also a colour chart (:func:`chart_balance`): their
+paints' known channel ratios tell the light where a coloured table misleads the edges.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
 
 from calibration.lighting import linear_to_srgb
 from device.quality import colour_cast
-from vision.prototypes import srgb_to_linear
+from table import Tile, TileSet
+from vision.features import Measurements, measure
+from vision.learning import named_paint
+from vision.prototypes import painted_patches, srgb_to_linear
 
 #: Longer side of the copy the balance is estimated on.
 WORK_SIDE = 512
@@ -78,3 +84,52 @@ def estimate_balance(image: np.ndarray, *, rounds: int = 4, tolerance: float = 0
         gains = gains * np.array([cast.blue, 1.0, cast.red]) ** -2.2
         gains = np.clip(gains / gains[1], 1 / MAX_GAIN, MAX_GAIN)
     return np.asarray(gains)
+
+
+#: A paint channel tells the light's colour when it is at least this fraction of the paint's brightest.
+CHART_CHANNEL = 0.1
+#: The fewest known tiles that must show a channel pair for :func:`chart_balance` to correct that channel.
+CHART_TILES = 3
+
+
+def chart_balance(
+    measured: Measurements, tiles: Sequence[Tile], tileset: TileSet, gains: np.ndarray
+) -> np.ndarray:
+    """Linear-light BGR gains (3,) (green 1) from known tiles used as a colour chart.
+
+    The known tiles' paints are known colours: the painted model's (:func:`vision.prototypes.painted_patches`,
+    measured on real tiles in daylight). Under a light of another colour each paint's channels scale by that
+    light's gains (von Kries), so the ratio of blue to green, and of red to green, of every tile that shows
+    both channels (each at least :data:`CHART_CHANNEL` of its paint's brightest, in the model and in the
+    photo) tells what is left of the light's cast in the photo balanced by ``gains``; the median over the
+    tiles is kept. Unlike the grey-edge estimate (:func:`estimate_balance`), a coloured table does not
+    mislead it. A channel shown by fewer than :data:`CHART_TILES` tiles keeps ``gains``' value.
+
+    Parameters
+    ----------
+    measured : Measurements
+        The known tiles measured in the photo balanced by ``gains`` (N).
+    tiles : sequence of Tile
+        Their identities (N).
+    tileset : TileSet
+    gains : ndarray, shape (3,)
+        The balance the photo was measured under.
+    """
+    stack, every = painted_patches(tileset)
+    model = named_paint(measure(stack), tileset)
+    reference = dict(zip(every, _paint(model), strict=True))
+    seen = _paint(named_paint(measured, tileset))
+    want = np.array([reference[t] for t in tiles]).reshape(-1, 3)
+    out = np.asarray(gains, np.float64).copy()
+    for c in (0, 2):
+        shown = (want[:, [c, 1]] >= CHART_CHANNEL * want.max(axis=1, keepdims=True)).all(axis=1)
+        shown &= (seen[:, [c, 1]] >= CHART_CHANNEL * seen.max(axis=1, keepdims=True)).all(axis=1)
+        if shown.sum() >= CHART_TILES:
+            ratio = np.log(want[shown, c] / want[shown, 1]) - np.log(seen[shown, c] / seen[shown, 1])
+            out[c] *= float(np.exp(np.median(ratio)))
+    return np.asarray(np.clip(out / out[1], 1 / MAX_GAIN, MAX_GAIN))
+
+
+def _paint(m: Measurements) -> np.ndarray:
+    """Each tile's paint above its body in linear light (N, 3), never below a trace."""
+    return np.asarray(np.maximum(srgb_to_linear(m.paint / 255.0) - srgb_to_linear(m.body / 255.0), 1e-6))

@@ -57,7 +57,7 @@ def learn_prototypes(
     for m, known in frames:
         if len(m) != len(known):
             raise ValueError(f"{len(m)} measurements but {len(known)} tiles")
-        feats.append(colour_features(_named_paint(m, tileset), white_balance(m.body)))
+        feats.append(colour_features(named_paint(m, tileset), white_balance(m.body)))
         silhouettes.append(m.silhouette)
         radials.append(m.radial)
         tiles.extend(known)
@@ -119,7 +119,7 @@ def _means(
     return means, errors
 
 
-def _named_paint(m: Measurements, tiles: TileSet) -> Measurements:
+def named_paint(m: Measurements, tiles: TileSet) -> Measurements:
     """The measurements with the paint the classifier names: for Herkle the ordinary's, told from its
     shield's field (:mod:`vision.shields`), where a shield is found."""
     if tiles.name != "herkle" or len(m) == 0:

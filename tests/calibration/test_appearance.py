@@ -378,3 +378,36 @@ def test_a_balance_that_finds_a_few_more_tiles_by_chance_is_not_kept(monkeypatch
     assert np.allclose(kept({128: range(20), 150: range(1, 22), 162: range(1, 22), 176: range(1, 22)}), 1.0)
     found = kept({128: range(20), 150: range(30), 162: range(29), 176: range(28)})
     assert np.allclose(found, gains**0.5)
+
+
+@pytest.fixture(scope="module")
+def warm_uncorrected() -> tuple[np.ndarray, Calibration, Report]:
+    """The warm arrangement calibrated as if no correction had let every known tile stand out (so none is
+    kept, and the known paints' colour chart is tried)."""
+    photo = _photo(arrangement(CLASSIC))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(appearance, "MIN_CONTRAST", 1.01)
+        cal, report = calibrate_from_photo(photo, arrangement(CLASSIC), tileset=CLASSIC)
+    return photo, cal, report
+
+
+def test_the_known_paints_correct_a_cast_no_edge_estimate_could(
+    warm_uncorrected: tuple[np.ndarray, Calibration, Report],
+) -> None:
+    _, cal, report = warm_uncorrected
+    blue, green, red = cal.balance
+    assert blue > 2.5 and green == 1.0 and red < 0.6  # the tungsten light's (3.9, 1, 0.46), about
+    assert report.read_right == 36
+
+
+def test_the_chart_balance_is_kept_only_when_it_reads_more_known_tiles(
+    warm_uncorrected: tuple[np.ndarray, Calibration, Report], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    photo, _, chosen = warm_uncorrected
+    monkeypatch.setattr(appearance, "MIN_CONTRAST", 1.01)
+    monkeypatch.setattr(
+        appearance, "chart_balance", lambda *_: np.array([0.25, 1.0, 4.0])
+    )  # the cast doubled
+    cal, report = calibrate_from_photo(photo, arrangement(CLASSIC), tileset=CLASSIC)
+    assert np.allclose(cal.balance, 1.0)  # none: nothing found every tile, and the chart read fewer
+    assert report.read_right <= chosen.read_right
