@@ -201,9 +201,14 @@ class ServiceState:
 
 
 def calibration_summary(calibration: Any) -> dict[str, Any] | None:
-    """What the state says about the calibration in use: where it was learned from and when."""
+    """What the state says about the calibration in use: where it was learned from, when, and from how
+    many confirmed boards the running service has refined it since."""
     if calibration is None:
         return None
     source = getattr(calibration, "source", None) or {}
     when = getattr(calibration, "created", "") or None
-    return {"learned_from": source.get("known", "prototypes"), "when": when}
+    return {
+        "learned_from": source.get("known", "prototypes"),
+        "when": when,
+        "refined": source.get("refined", 0),
+    }

@@ -37,7 +37,8 @@
   function showCurrent(state) {
     const cal = state.calibration;
     $("current").textContent = !cal ? "Calibration: none yet (the tile set's defaults)."
-      : "Calibration in use: learned from the " + cal.learned_from + (cal.when ? ", " + cal.when : "") + ".";
+      : "Calibration in use: learned from the " + cal.learned_from + (cal.when ? ", " + cal.when : "")
+        + (cal.refined ? "; refined from " + cal.refined + " confirmed turn" + (cal.refined === 1 ? "" : "s") : "") + ".";
   }
 
   function marginRows(kind, margins) {
