@@ -311,15 +311,26 @@ def outline_misfit(outlines: np.ndarray, template: np.ndarray) -> np.ndarray:
 
 
 def _local_field(core: np.ndarray, field: np.ndarray) -> np.ndarray:
-    """The field's colour in one patch: the median of its middle's pixels near the frame's field (the
-    light falls off across the table), the frame's where too few are."""
-    local = field
-    for _ in range(2):
-        near = np.linalg.norm(core - local, axis=1) < UNLIKE * max(float(local.max()), 1.0)
-        if near.sum() <= 10:
-            break
-        local = np.median(core[near], axis=0)
-    return np.asarray(local, np.float32)
+    """The field's colour in one patch (its middle's pixels ``core`` (K, 3)): the median of the pixels near
+    the frame's ``field`` (3,), then of those near that (the light falls off across the table). Where
+    none are near the frame's field (a shield in the shadow of a strong falloff, or in its light, whose
+    field differs from the frame's in lightness by more than UNLIKE, but is as grey), the median of the
+    grey pixels within twice UNLIKE of it first. The frame's where too few are."""
+    first = _near_median(core, field, UNLIKE)
+    if first is None:
+        grey = core.max(axis=1) - core.min(axis=1) < GREY * np.maximum(core.max(axis=1), 1.0)
+        first = _near_median(core[grey], field, 2 * UNLIKE)
+        if first is None:
+            return np.asarray(field, np.float32)
+    second = _near_median(core, first, UNLIKE)
+    return np.asarray(first if second is None else second, np.float32)
+
+
+def _near_median(pixels: np.ndarray, colour: np.ndarray, tolerance: float) -> np.ndarray | None:
+    """The median of the ``pixels`` (K, 3) nearer the ``colour`` (3,) than ``tolerance`` times its brightest
+    channel; None where ten or fewer are."""
+    near = np.linalg.norm(pixels - colour, axis=1) < tolerance * max(float(colour.max()), 1.0)
+    return np.asarray(np.median(pixels[near], axis=0)) if near.sum() > 10 else None
 
 
 def _framed(drawn: np.ndarray, shield: np.ndarray) -> np.ndarray:

@@ -170,3 +170,18 @@ def test_the_shield_seen_off_its_cell_tells_where_it_lies() -> None:
     # the way it moved, by at least half as much (the window the lit field is read in cuts the shield's
     # foot and side off, so its hull's middle moves less than the shield) and never more
     assert ((down >= 1.5) & (down <= 3.1)).all() and ((left >= 1.0) & (left <= 2.1)).all(), (down, left)
+
+
+def test_a_shield_in_a_light_falloffs_shadow_is_found_with_the_frames_field() -> None:
+    # the light falls off across the table: a shield's own field, darker than the frame's by more than
+    # UNLIKE (nothing in it near the frame's field), is found among its grey pixels, and the shield is whole
+    tiles = [Tile(c, s) for c, s in zip(HERKLE.colours, HERKLE.shapes, strict=True)]
+    patches = _patches(tiles)
+    shaded = np.clip(patches.astype(np.float32) * 0.7, 0, 255).astype(np.uint8)
+    seen = view_shields(shaded, field_colour(patches), outline=shield_outline(HERKLE))
+    assert seen.found.all()
+    # the ordinaries told from that field as in full light (a white one in such a shadow is as near the
+    # frame's field as its own field is, and is taken for it: not asserted)
+    lit = view_shields(patches, field_colour(patches)).paint
+    coloured = [t.colour != "white" for t in tiles]
+    assert np.allclose(seen.paint[coloured], 0.7 * lit[coloured], atol=12)
