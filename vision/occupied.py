@@ -9,7 +9,10 @@ there. A probe may also take a symbol candidate that stood apart only at the det
 (:attr:`vision.detect.Blobs.apart`) as evidence, where its paint is not the table's colour. Paint that
 stands out from its body less than a tile's usually does (FAINT to MIN_CONTRAST: warm or dim light, a
 bright table, the weakest paints) is a tile where it shows a whole symbol not of the table's colour, in a
-frame whose grid holds its tiles (:func:`_faint`, :func:`look`).
+frame whose grid holds its tiles (:func:`_faint`, :func:`look`). So is a probe's symbol whose patch shows
+no dark frame (under a steep camera the patch reaches past the tile's body onto the table), where its
+paint is pure (:func:`_unframed`). A narrow layout whose detected tiles were too few for its foreshortened
+axes is cut again in them once the probes have found enough (:func:`_recut`).
 On Herkle's tiles a probe also takes a whole shield of the frame's form (:func:`_whole_shields`): with a
 black ordinary on it (no paint of such a tile stands out from its body), or a lit one ringed by the body
 (the paint's rim test does not fit a shield that fills its face); a probe cut off its tile looks again
@@ -137,7 +140,30 @@ def occupied(
     # foreshortened homography does: see probed); the grid's own test of whether it holds its tiles
     # serves the probes only where the two are one
     same = cut is lattice.homography
-    return probed(located, located.cells, held=held if same else None, cut=cut)
+    located = probed(located, located.cells, held=held if same else None, cut=cut)
+    if same and tileset != "herkle" and len(located.cells) > len(cells):
+        located = _recut(located)
+    return located
+
+
+def _recut(located: Located) -> Located:
+    """``located`` with every patch cut again, and measured, in the foreshortened axes through all its
+    tiles (:func:`vision.geometry.foreshortened`), where the detector's tiles alone were too few for them
+    and the probes found more, and where the symbols are more nearly whole in them (a lower median
+    :func:`vision.outline.asymmetry`: a patch stretched along a steep camera's lean adds a second
+    harmonic to every outline); else ``located`` itself."""
+    cells = located.cells.astype(np.float64)
+    h = located.lattice.homography
+    cut = foreshortened(h, cells, located.centres, within=STEADY)
+    if cut is h:
+        return located
+    patches = _cut(located.work, located.centres, local_axes(cut, cells))
+    measured = measure(patches, presence(patches))
+    # a homography through a narrow row bent by drift takes the bend for perspective: the symbols, each
+    # as wide one way as the other, tell which axes are true
+    if np.median(asymmetry(measured.radial)) >= np.median(asymmetry(located.measured.radial)):
+        return located
+    return replace(located, patches=patches, measured=measured)
 
 
 def _faint(
@@ -250,8 +276,10 @@ def look(
     layout is ringed by the neighbours' dark bodies just as a symbol is by its own. ``least``: where the
     paint seen at the first look stands out more than MIN_CONTRAST but the full look's only more than
     ``least`` (FAINT, given a ``table``), the tile is taken where its symbol is whole and its paint not the
-    table's colour (:func:`_whole`, :func:`_unlike`). ``steady`` (N,) bool: the predictions where a
-    candidate standing apart, or faint paint, may be taken (see :data:`STEADY`); default all.
+    table's colour (:func:`_whole`, :func:`_unlike`). Given a ``table``, a symbol whose patch's frame is
+    not dark is taken as :func:`_unframed` says. ``steady`` (N,) bool: the predictions where a
+    candidate standing apart, faint paint or a symbol without a dark frame may be taken (see
+    :data:`STEADY`); default all.
 
     Returns the rows (K,) of the predictions where a tile was found, its symbol's centre (K, 2), its patch
     and its measurements (None when none is found).
@@ -289,7 +317,11 @@ def look(
         second = second.with_rows(retry, presence(again[retry]))
         found = _found(second, hinted, least)
     # a symbol found far from its cell's prediction is a neighbour's
-    found &= _near(guess, predicted, axes, RECENTRE)
+    near = _near(guess, predicted, axes, RECENTRE)
+    found &= near
+    if table is not None:
+        allowed = near if steady is None else near & steady[rows]
+        found |= _unframed(again, second, ~found & allowed, table)
     if not found.any():
         return none
     m = measure(again[found], second.take(found))
@@ -306,6 +338,32 @@ def look(
         if not found.any():
             return none
     return rows[found], guess[found], again[found], m
+
+
+def _unframed(patches: np.ndarray, p: Presence, among: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Which of the patches (N, S, S, 3) ``among`` (N,) bool hold a tile although their frame is not dark:
+    paint standing out more than MIN_CONTRAST, ringed by a dark rim, of a symbol's size and in the middle
+    (:meth:`vision.features.Presence.found` without the frame), a whole symbol (:func:`_whole`) and not
+    the ``table``'s colour (3,) BGR (:func:`_unlike`). Under a steep camera a patch cut in a narrow
+    layout's axes reaches past the tile's body along its lean, onto the table, so the frame is not
+    dark; the table seen through a hole in the layout is ringed by the neighbours' bodies just as a
+    symbol is by its own, and its colour tells it. The paint measured must be the colour of the symbol's
+    middle (:func:`_pure`): what lights the frame (a neighbour's paint, the table) may join the paint."""
+    take = np.asarray(among & p.found(MIN_CONTRAST, framed=False))
+    if not take.any():
+        return take
+    m = measure(patches[take], p.take(take))
+    take[take] = _whole(m) & _unlike(m.paint, table) & _pure(patches[take], m.paint)
+    return take
+
+
+def _pure(patches: np.ndarray, paint: np.ndarray) -> np.ndarray:
+    """Which patches (N, S, S, 3) show their measured ``paint`` (N, 3) BGR in the symbol's middle (the
+    middle quarter of the patch's side each way; chromaticities within TABLE_CHROMA): a frame lit by a
+    neighbour's paint or by the table past the body mixes them into the paint measured."""
+    s = patches.shape[1]
+    middle = patches[:, 3 * s // 8 : s - 3 * s // 8, 3 * s // 8 : s - 3 * s // 8]
+    return np.asarray(_chroma_gap(paint, middle.reshape(len(patches), -1, 3).mean(axis=1)) <= TABLE_CHROMA)
 
 
 def _with_shields(
@@ -388,9 +446,10 @@ def _whole_shields(
 
 
 def _chroma_gap(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Distance (N,) between the chromaticities of colours (N, 3) and the table's (3,)."""
+    """Distance (N,) between the chromaticities of colours (N, 3) and the table's (3,), or each colour's
+    own (N, 3)."""
     c = paint / np.maximum(paint.sum(axis=1, keepdims=True), 1.0)
-    t = table / max(float(table.sum()), 1.0)
+    t = table / np.maximum(table.sum(axis=-1, keepdims=True), 1.0)
     return np.asarray(np.linalg.norm(c - t, axis=1))
 
 

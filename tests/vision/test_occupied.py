@@ -322,3 +322,41 @@ def test_herkle_probes_under_a_steep_camera_look_where_the_foreshortened_homogra
     grid = scores()
     assert all(f.wrong == f.extra == 0 for f in found), [f.summary() for f in found]
     assert sum(f.right for f in found) >= sum(g.right for g in grid) + 5, [g.summary() for g in grid]
+
+
+def test_a_probe_takes_a_symbol_whose_frame_shows_the_table_under_a_steep_camera(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # under a 35° camera a probe's patch reaches past the tile's body onto the table along the lean, so
+    # its frame is not dark; a whole symbol ringed by the body, not of the table's colour, is still a tile
+    out = render(random_scene(seed=5, variant="classic", size=(480, 640), tiles=20, hand=0.0, tilt=35.0))
+    classic = tileset("classic")
+    taken = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+    monkeypatch.setattr(occupied, "_unframed", lambda patches, p, among, table: np.zeros(len(among), bool))
+    framed = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+    assert taken.right == taken.tiles and taken.wrong == taken.extra == 0, taken.summary()
+    assert framed.right < taken.right, (framed.summary(), taken.summary())
+
+
+def test_paint_is_pure_where_the_symbols_middle_shows_its_colour() -> None:
+    blue = np.array([200.0, 90.0, 30.0])
+    patch = np.zeros((2, 32, 32, 3), np.uint8)
+    patch[:, 8:24, 8:24] = blue.astype(np.uint8)
+    # the first patch's paint measured as itself; the second's mixed with an orange neighbour's
+    mixed = (blue + np.array([40.0, 140.0, 230.0])) / 2
+    pure = occupied._pure(patch, np.array([blue, mixed]))
+    assert pure.tolist() == [True, False]
+
+
+def test_a_narrow_layout_is_cut_again_in_its_foreshortened_axes_once_probes_find_its_tiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # nine tiles under a 35° camera: the detector finds too few of them to measure the foreshortening, the
+    # probes find the rest; cut again through all of them, the outlines fit their symbols
+    out = render(random_scene(seed=23, variant="classic", size=(480, 640), tiles=9, hand=0.0, tilt=35.0))
+    classic = tileset("classic")
+    again = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+    monkeypatch.setattr(occupied, "_recut", lambda located: located)
+    once = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+    assert again.right == again.tiles and again.wrong == again.extra == 0, again.summary()
+    assert once.right <= again.right - 3, (once.summary(), again.summary())
