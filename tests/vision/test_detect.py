@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import Blobs, _Runs, find_blobs, lit_mask, strength
+from vision.detect import Blobs, _components, _Runs, find_blobs, lit_mask, strength
 from vision.render import random_scene, render
 
 
@@ -129,3 +129,40 @@ def test_runs_paint_back_their_labels() -> None:
     assert painted.dtype == np.uint16 and np.array_equal(painted, expected)
     none = runs.take(np.zeros(len(runs.label), bool))
     assert np.array_equal(none.image(np.ones(0, np.uint8), whole), np.zeros((240, 320), np.uint8))
+
+
+def _opened(mask: np.ndarray) -> np.ndarray:
+    return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
+
+
+def _opencv_components(paint: np.ndarray) -> tuple[int, _Runs]:
+    n, labels = cv2.connectedComponents(paint, connectivity=4)
+    return n, _Runs.of(labels, paint)
+
+
+def test_components_are_opencvs_4_connected_labels() -> None:
+    # opened masks, dense and sparse, touching the border (where the opening leaves 2×2 corners), and a
+    # rendered table's paint: the components found through 8-connected labelling are OpenCV's 4-connected
+    # ones, run for run, in OpenCV's numbering
+    rng = np.random.default_rng(3)
+    masks = [
+        _opened((rng.random((int(h), int(w))) < rng.uniform(0.3, 0.95)).astype(np.uint8))
+        for h, w in rng.integers(3, 40, (400, 2))
+    ]
+    scene = random_scene(seed=5, variant="classic", size=(240, 320), tiles=12, px_per_tile=40.0)
+    masks.append(_opened(lit_mask(strength(render(scene).image))))
+    # squares touching only at their corners, down to the left and down to the right
+    corners = np.zeros((12, 9), np.uint8)
+    corners[0:3, 0:3] = corners[3:6, 3:6] = corners[3:6, 6:9] = corners[0:3, 6:9] = 1
+    corners[6:9, 0:3] = corners[9:12, 3:6] = 1
+    masks.append(corners)
+    diagonal = 0
+    for paint in masks:
+        n, runs = _components(paint)
+        expected_n, expected = _opencv_components(paint)
+        assert n == expected_n
+        for field in ("label", "row", "first", "last"):
+            assert np.array_equal(getattr(runs, field), getattr(expected, field))
+        diagonal += n > cv2.connectedComponents(paint, connectivity=8)[0]
+    # the case the corner contacts make: 8-connected labelling alone would join components
+    assert diagonal > 10
