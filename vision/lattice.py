@@ -81,6 +81,25 @@ def cell_keys(cells: np.ndarray) -> np.ndarray:
     return np.asarray(c[:, 0] * (1 << 32) + c[:, 1])
 
 
+def among(cells: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Which ``cells`` (N, 2) int are among ``others`` (M, 2) int: ``np.isin`` of their
+    :func:`cell_keys`, looked up in a table over the cells' bounding box (the probes' cells
+    lie close together; sorting their keys, as ``np.isin`` does, costs more)."""
+    if len(cells) == 0 or len(others) == 0:
+        return np.zeros(len(cells), bool)
+    lo = np.minimum(cells.min(axis=0), others.min(axis=0))
+    rows, cols = (np.maximum(cells.max(axis=0), others.max(axis=0)) - lo + 1).tolist()
+    if rows * cols > 1 << 20:
+        return np.asarray(np.isin(cell_keys(cells), cell_keys(others)))
+    table = np.zeros((rows, cols), bool)
+    table[others[:, 0] - lo[0], others[:, 1] - lo[1]] = True
+    return np.asarray(table[cells[:, 0] - lo[0], cells[:, 1] - lo[1]])
+
+
+#: The eight cells around a cell, as (row, col) steps.
+AROUND = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], np.int64)
+
+
 def fit_lattice(
     points: np.ndarray, extents: np.ndarray, *, diagonal: bool = False, join: bool = True
 ) -> Lattice:

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from table import tileset as edition
-from vision.classify import ASYMMETRY_SPREAD
 from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, measure, presence
 from vision.geometry import cells_off, foreshortened, local_axes
-from vision.lattice import Lattice, cell_keys
+from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.outline import asymmetry
+from vision.paint_checks import pure, table_colour, unlike, whole
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
 from vision.shield_detect import truer_axes
@@ -56,9 +56,6 @@ PROBE_ROUNDS = 8
 LOOKS = 2
 #: A probe's symbol lies within this many cells of where its cell was predicted.
 RECENTRE = 0.4
-#: Paint whose chromaticity (B, G, R over their sum) lies within this of the table's is taken for the
-#: table (the tiles' paints are saturated: their chromaticities lie further than this from any table's).
-TABLE_CHROMA = 0.1
 #: Candidates standing apart are evidence only where the tiles around a probe lie within this many cells
 #: of where the grid puts them (a group joined a cell off, or a grid bent out of true, is not extended).
 STEADY = 0.25
@@ -177,16 +174,16 @@ def _faint(
 ) -> np.ndarray:
     """Which detector candidates (their patches (N, S, S, 3) and :func:`presence` ``p``) not ``strong``
     (N,) hold a tile although their paint stands out less than MIN_CONTRAST: more than FAINT, with a
-    symbol's dark rim, size and place in the cell, a whole symbol (:func:`_whole`) and paint not the
+    symbol's dark rim, size and place in the cell, a whole symbol (:func:`whole`) and paint not the
     table's colour (read around the tiles of ``cells`` (K, 2); none without it)."""
     faint = np.asarray(~strong & p.found(FAINT, framed=False))
     if not faint.any():
         return faint
-    table = _table_colour(work, lattice, cells)
+    table = table_colour(work, lattice, cells)
     if table is None:
         return np.zeros_like(faint)
     m = measure(patches[faint], p.take(faint))
-    faint[faint] = _whole(m) & _unlike(m.paint, table)
+    faint[faint] = whole(m) & unlike(m.paint, table)
     return faint
 
 
@@ -216,7 +213,7 @@ def probed(
         # ordinary) lies up to half a cell off its middle, so they cannot follow the similarity's drift
         # under a tilted camera (a cell over six rows at 16 degrees) as the other editions' do
         lattice = replace(lattice, homography=cut)
-    table = _table_colour(located.work, lattice, cells)
+    table = table_colour(located.work, lattice, cells)
     # Herkle's paint probes take no faint paint or candidates standing apart (its candidates are shields):
     # there the table's colour serves the shield probes only
     paint_table = table if located.shields is None else None
@@ -276,7 +273,7 @@ def look(
     layout is ringed by the neighbours' dark bodies just as a symbol is by its own. ``least``: where the
     paint seen at the first look stands out more than MIN_CONTRAST but the full look's only more than
     ``least`` (FAINT, given a ``table``), the tile is taken where its symbol is whole and its paint not the
-    table's colour (:func:`_whole`, :func:`_unlike`). Given a ``table``, a symbol whose patch's frame is
+    table's colour (:func:`whole`, :func:`unlike`). Given a ``table``, a symbol whose patch's frame is
     not dark is taken as :func:`_unframed` says. ``steady`` (N,) bool: the predictions where a
     candidate standing apart, faint paint or a symbol without a dark frame may be taken (see
     :data:`STEADY`); default all.
@@ -329,7 +326,7 @@ def look(
         # a tile found only through a candidate standing apart, or by faint paint, is not the table seen
         # through a hole, and lies where the tiles around it are where the grid puts them
         weak = ~(coarse & second.found(MIN_CONTRAST))[found]
-        keep = ~weak | (_unlike(m.paint, table) & ((m.contrast > MIN_CONTRAST) | _whole(m)))
+        keep = ~weak | (unlike(m.paint, table) & ((m.contrast > MIN_CONTRAST) | whole(m)))
         if steady is not None:
             keep &= ~weak | steady[rows][found]
         if not keep.all():
@@ -343,27 +340,18 @@ def look(
 def _unframed(patches: np.ndarray, p: Presence, among: np.ndarray, table: np.ndarray) -> np.ndarray:
     """Which of the patches (N, S, S, 3) ``among`` (N,) bool hold a tile although their frame is not dark:
     paint standing out more than MIN_CONTRAST, ringed by a dark rim, of a symbol's size and in the middle
-    (:meth:`vision.features.Presence.found` without the frame), a whole symbol (:func:`_whole`) and not
-    the ``table``'s colour (3,) BGR (:func:`_unlike`). Under a steep camera a patch cut in a narrow
+    (:meth:`vision.features.Presence.found` without the frame), a whole symbol (:func:`whole`) and not
+    the ``table``'s colour (3,) BGR (:func:`unlike`). Under a steep camera a patch cut in a narrow
     layout's axes reaches past the tile's body along its lean, onto the table, so the frame is not
     dark; the table seen through a hole in the layout is ringed by the neighbours' bodies just as a
     symbol is by its own, and its colour tells it. The paint measured must be the colour of the symbol's
-    middle (:func:`_pure`): what lights the frame (a neighbour's paint, the table) may join the paint."""
+    middle (:func:`pure`): what lights the frame (a neighbour's paint, the table) may join the paint."""
     take = np.asarray(among & p.found(MIN_CONTRAST, framed=False))
     if not take.any():
         return take
     m = measure(patches[take], p.take(take))
-    take[take] = _whole(m) & _unlike(m.paint, table) & _pure(patches[take], m.paint)
+    take[take] = whole(m) & unlike(m.paint, table) & pure(patches[take], m.paint)
     return take
-
-
-def _pure(patches: np.ndarray, paint: np.ndarray) -> np.ndarray:
-    """Which patches (N, S, S, 3) show their measured ``paint`` (N, 3) BGR in the symbol's middle (the
-    middle quarter of the patch's side each way; chromaticities within TABLE_CHROMA): a frame lit by a
-    neighbour's paint or by the table past the body mixes them into the paint measured."""
-    s = patches.shape[1]
-    middle = patches[:, 3 * s // 8 : s - 3 * s // 8, 3 * s // 8 : s - 3 * s // 8]
-    return np.asarray(_chroma_gap(paint, middle.reshape(len(patches), -1, 3).mean(axis=1)) <= TABLE_CHROMA)
 
 
 def _with_shields(
@@ -440,52 +428,9 @@ def _whole_shields(
     own = slice(known, None)
     centre[taken] = view.centre[own]
     lit[taken] &= view.ringed[own] >= RING_DARK
-    lit[taken] &= _unlike(view.paint[own], table) if table is not None else False
+    lit[taken] &= unlike(view.paint[own], table) if table is not None else False
     taken[taken] = view.found[own] & ((black(view)[own] & framed[taken]) | lit[taken])
     return np.asarray(taken), centre
-
-
-def _chroma_gap(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Distance (N,) between the chromaticities of colours (N, 3) and the table's (3,), or each colour's
-    own (N, 3)."""
-    c = paint / np.maximum(paint.sum(axis=1, keepdims=True), 1.0)
-    t = table / np.maximum(table.sum(axis=-1, keepdims=True), 1.0)
-    return np.asarray(np.linalg.norm(c - t, axis=1))
-
-
-def _whole(m: Measurements) -> np.ndarray:
-    """Which measured patches (N,) show a whole symbol: its outline no further from a fourfold symmetry
-    than whole symbols lie (two spreads of :data:`vision.classify.ASYMMETRY_SPREAD`; the symbol on a
-    cube's side face seen aslant is squashed)."""
-    return np.asarray(asymmetry(m.radial) <= 2 * ASYMMETRY_SPREAD)
-
-
-def _unlike(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Which paint colours (N, 3) BGR are not the table's (3,)."""
-    return np.asarray(_chroma_gap(paint, table) > TABLE_CHROMA)
-
-
-def _table_colour(work: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray | None:
-    """The table's colour (3,) BGR: the median over the cells two steps from the tiles (``cells`` (N, 2))
-    inside the working copy of each one's middle (most of them are empty: a missed tile there weighs
-    no more than one vote). None when fewer than three such cells are in view."""
-    ring = np.array([(r, c) for r in range(-2, 3) for c in range(-2, 3) if max(abs(r), abs(c)) == 2])
-    around = (cells[:, None, :] + ring[None]).reshape(-1, 2)
-    near = (cells[:, None, :] + np.concatenate([AROUND, [[0, 0]]])[None]).reshape(-1, 2)
-    # the distinct cells, sorted (keys sort as cells do)
-    _, first = np.unique(cell_keys(around), return_index=True)
-    around = around[first[~_among(around[first], near)]]
-    if len(around) == 0:
-        return None
-    where = around.astype(np.float64)
-    axes = local_axes(lattice.homography, where)
-    points = lattice.point(where)
-    h, w = work.shape[:2]
-    inside = (points[:, 0] >= 0) & (points[:, 0] < h) & (points[:, 1] >= 0) & (points[:, 1] < w)
-    if inside.sum() < 3:
-        return None
-    middles = _cut(work, points[inside], axes[inside], size=4, span=0.3)
-    return np.asarray(np.median(middles.reshape(len(middles), -1, 3).mean(axis=1), axis=0))
 
 
 def _found(p: Presence, hinted: np.ndarray, least: float) -> np.ndarray:
@@ -530,7 +475,7 @@ def _neighbours(
     residual = centres - lattice.point(cells.astype(np.float64))
     around = (cells[:, None, :] + AROUND[None]).reshape(-1, 2)
     source = np.repeat(np.arange(len(cells)), len(AROUND))
-    fresh = ~_among(around, tried)
+    fresh = ~among(around, tried)
     if not fresh.any():
         return np.zeros((0, 2), np.int64), np.zeros((0, 2))
     # the distinct cells, sorted (their keys sort as the cells do), and which of them each one is
@@ -542,27 +487,9 @@ def _neighbours(
     return keys.astype(np.int64), lattice.point(keys.astype(np.float64)) + shift
 
 
-def _among(cells: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """Which ``cells`` (N, 2) int are among ``others`` (M, 2) int: ``np.isin`` of their
-    :func:`vision.lattice.cell_keys`, looked up in a table over the cells' bounding box (the probes' cells
-    lie close together; sorting their keys, as ``np.isin`` does, costs more)."""
-    if len(cells) == 0 or len(others) == 0:
-        return np.zeros(len(cells), bool)
-    lo = np.minimum(cells.min(axis=0), others.min(axis=0))
-    rows, cols = (np.maximum(cells.max(axis=0), others.max(axis=0)) - lo + 1).tolist()
-    if rows * cols > 1 << 20:
-        return np.asarray(np.isin(cell_keys(cells), cell_keys(others)))
-    table = np.zeros((rows, cols), bool)
-    table[others[:, 0] - lo[0], others[:, 1] - lo[1]] = True
-    return np.asarray(table[cells[:, 0] - lo[0], cells[:, 1] - lo[1]])
-
-
 def _near(points: np.ndarray, targets: np.ndarray, axes: np.ndarray, cells: float) -> np.ndarray:
     """Whether each point (N, 2) lies within ``cells`` cells of its target along both of its axes."""
     return np.asarray(cells_off(points, targets, axes) < cells)
-
-
-AROUND = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)], np.int64)
 
 
 def concat(parts: list[Measurements]) -> Measurements:

@@ -30,9 +30,9 @@ from vision.classify import Named, classify
 from vision.detect import Blobs
 from vision.features import Measurements
 from vision.geometry import fit_homography, local_axes
-from vision.lattice import Lattice, cell_keys, fit_lattice
+from vision.lattice import AROUND, Lattice, cell_keys, fit_lattice
 from vision.occlusion import covered_cells
-from vision.occupied import AROUND, Located, concat, look, occupied, probed
+from vision.occupied import Located, concat, look, occupied, probed
 from vision.patches import inside_fraction
 from vision.prototypes import Prototypes, default_prototypes, white_balance
 from vision.reading import Reading, ReadTile, Uncertain

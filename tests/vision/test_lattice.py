@@ -14,7 +14,7 @@ from table import tileset
 from vision import read_table
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
-from vision.lattice import fit_lattice
+from vision.lattice import among, cell_keys, fit_lattice
 from vision.render import random_scene, render
 from vision.symbol_candidates import candidates
 
@@ -364,3 +364,12 @@ def test_a_steep_camera_is_taken_out_before_the_grid_is_fitted(seed: int) -> Non
     right, wrong, tiles = _misplaced(seed, "classic", tilt=35.0)
     assert wrong == 0
     assert right == tiles
+
+
+def test_cells_among_others_as_isin_of_their_keys() -> None:
+    rng = np.random.default_rng(3)
+    for spread in (3, 40, 5000):  # the last beyond the lookup table: np.isin itself
+        cells = rng.integers(-spread, spread, size=(60, 2))
+        others = np.concatenate([cells[::3], rng.integers(-spread, spread, size=(20, 2))])
+        assert among(cells, others).tolist() == np.isin(cell_keys(cells), cell_keys(others)).tolist()
+        assert among(cells, others[:0]).tolist() == [False] * 60 and len(among(cells[:0], others)) == 0

@@ -14,8 +14,7 @@ from vision import occupied, read_table
 from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import foreshortened, local_axes
-from vision.lattice import cell_keys, fit_lattice
-from vision.occupied import _among
+from vision.lattice import fit_lattice
 from vision.render import random_scene, render
 from vision.symbol_candidates import candidates
 
@@ -89,7 +88,7 @@ def test_a_candidate_standing_apart_is_read_where_the_frame_shows_the_table(
     # probes' patches around them show the table past their edges; the candidates that stand apart at
     # the higher threshold are looked at directly and read
     hinted = _read_light_wood((2, 13))
-    monkeypatch.setattr(occupied, "_table_colour", lambda *_: None)  # no table colour: no hints
+    monkeypatch.setattr(occupied, "table_colour", lambda *_: None)  # no table colour: no hints
     alone = _read_light_wood((2, 13))
     assert hinted[1] == alone[1] == 0
     assert hinted[0] >= alone[0] + 4, (hinted, alone)
@@ -132,24 +131,6 @@ def test_a_faint_candidate_is_a_tile_unless_its_paint_is_the_table_colour(
     assert middle.sum() == int(read) and len(found.cells) == 8 + int(read)
     if read:
         assert occupied.FAINT < found.measured.contrast[middle][0] <= occupied.MIN_CONTRAST
-
-
-def test_the_table_colour_is_read_two_cells_from_the_tiles() -> None:
-    # three tiles on green felt, cells 40 pixels wide; one more tile two cells off is outvoted
-    work = np.full((400, 400, 3), FELT, np.uint8)
-    centres = np.array([[200.0, 200.0], [160.0, 200.0], [200.0, 160.0], [120.0, 120.0]])
-    for y, x in centres.astype(int):
-        cv2.rectangle(work, (x - 18, y - 18), (x + 18, y + 18), (30, 30, 30), -1)
-        cv2.circle(work, (x, y), 10, (30, 200, 230), -1)
-    grid = fit_lattice(centres[:3], np.full(3, 20.0))
-    table = occupied._table_colour(work, grid, grid.cells[grid.placed])
-    assert table is not None and np.allclose(table, FELT, atol=2)
-
-
-def test_paint_of_the_table_colour_is_not_taken_for_a_symbol() -> None:
-    # the felt itself, a yellow symbol, the felt in a tile's shade
-    paint = np.array([[42.0, 108.0, 41.0], [30.0, 200.0, 230.0], [20.0, 55.0, 20.0]])
-    assert occupied._unlike(paint, np.array(FELT, np.float64)).tolist() == [False, True, False]
 
 
 def _herkle_frame(seed: int = 7) -> tuple[np.ndarray, dict[str, Any]]:
@@ -213,7 +194,7 @@ def test_a_herkle_probe_cut_off_its_tile_recentres_on_the_shield() -> None:
     located = occupied.occupied(*spotted, tileset="herkle")
     assert located is not None and located.shields is not None
     axes = local_axes(lattice.homography, located.cells.astype(np.float64))
-    table = occupied._table_colour(work, lattice, located.cells)
+    table = occupied.table_colour(work, lattice, located.cells)
     moved = located.centres + 0.2 * axes[:, 0]
     at_once, _ = occupied._whole_shields(occupied._cut(work, moved, axes), located.shields, table)
     nothing = (np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros((0, 32, 32, 3), np.uint8), None)
@@ -221,15 +202,6 @@ def test_a_herkle_probe_cut_off_its_tile_recentres_on_the_shield() -> None:
     assert len(rows) >= at_once.sum() + 10, (len(rows), at_once.sum())
     off = np.linalg.norm(where - located.centres[rows], axis=1) / lattice.pitch
     assert np.median(off) < 0.15 and (off < 0.25).all(), off
-
-
-def test_cells_among_others_as_isin_of_their_keys() -> None:
-    rng = np.random.default_rng(3)
-    for spread in (3, 40, 5000):  # the last beyond the lookup table: np.isin itself
-        cells = rng.integers(-spread, spread, size=(60, 2))
-        others = np.concatenate([cells[::3], rng.integers(-spread, spread, size=(20, 2))])
-        assert _among(cells, others).tolist() == np.isin(cell_keys(cells), cell_keys(others)).tolist()
-        assert _among(cells, others[:0]).tolist() == [False] * 60 and len(_among(cells[:0], others)) == 0
 
 
 #: A narrow layout (two or three rows of ten tiles) under a steep camera.
@@ -336,16 +308,6 @@ def test_a_probe_takes_a_symbol_whose_frame_shows_the_table_under_a_steep_camera
     framed = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
     assert taken.right == taken.tiles and taken.wrong == taken.extra == 0, taken.summary()
     assert framed.right < taken.right, (framed.summary(), taken.summary())
-
-
-def test_paint_is_pure_where_the_symbols_middle_shows_its_colour() -> None:
-    blue = np.array([200.0, 90.0, 30.0])
-    patch = np.zeros((2, 32, 32, 3), np.uint8)
-    patch[:, 8:24, 8:24] = blue.astype(np.uint8)
-    # the first patch's paint measured as itself; the second's mixed with an orange neighbour's
-    mixed = (blue + np.array([40.0, 140.0, 230.0])) / 2
-    pure = occupied._pure(patch, np.array([blue, mixed]))
-    assert pure.tolist() == [True, False]
 
 
 def test_a_narrow_layout_is_cut_again_in_its_foreshortened_axes_once_probes_find_its_tiles(

@@ -1,0 +1,39 @@
+"""vision/paint_checks.py: whether what a probe sees is a tile's paint, and the table's colour."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.lattice import fit_lattice
+from vision.paint_checks import pure, table_colour, unlike
+
+FELT = (40, 110, 40)
+
+
+def test_the_table_colour_is_read_two_cells_from_the_tiles() -> None:
+    # three tiles on green felt, cells 40 pixels wide; one more tile two cells off is outvoted
+    work = np.full((400, 400, 3), FELT, np.uint8)
+    centres = np.array([[200.0, 200.0], [160.0, 200.0], [200.0, 160.0], [120.0, 120.0]])
+    for y, x in centres.astype(int):
+        cv2.rectangle(work, (x - 18, y - 18), (x + 18, y + 18), (30, 30, 30), -1)
+        cv2.circle(work, (x, y), 10, (30, 200, 230), -1)
+    grid = fit_lattice(centres[:3], np.full(3, 20.0))
+    table = table_colour(work, grid, grid.cells[grid.placed])
+    assert table is not None and np.allclose(table, FELT, atol=2)
+
+
+def test_paint_of_the_table_colour_is_not_taken_for_a_symbol() -> None:
+    # the felt itself, a yellow symbol, the felt in a tile's shade
+    paint = np.array([[42.0, 108.0, 41.0], [30.0, 200.0, 230.0], [20.0, 55.0, 20.0]])
+    assert unlike(paint, np.array(FELT, np.float64)).tolist() == [False, True, False]
+
+
+def test_paint_is_pure_where_the_symbols_middle_shows_its_colour() -> None:
+    blue = np.array([200.0, 90.0, 30.0])
+    patch = np.zeros((2, 32, 32, 3), np.uint8)
+    patch[:, 8:24, 8:24] = blue.astype(np.uint8)
+    # the first patch's paint measured as itself; the second's mixed with an orange neighbour's
+    mixed = (blue + np.array([40.0, 140.0, 230.0])) / 2
+    found = pure(patch, np.array([blue, mixed]))
+    assert found.tolist() == [True, False]
