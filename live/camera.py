@@ -21,7 +21,7 @@ from live.judging import Judging
 from live.settle import reading_key
 from live.state import Reader, calibration_summary
 from live.turns import busy, doubted
-from table import Board, GameError, TileSet
+from table import GameError
 from vision.frames import Frame, FrameSource, SourceError, SourceUnavailableError
 from vision.reading import Reading
 
@@ -143,36 +143,10 @@ class CameraLoop(Judging):
                 self._calm = None
                 self._set_busy(True)
                 return
-            if settled is None:
-                return
-            self._calm = reading
-            self._busy = False
-            confirmed = self._confirmed_tiles()
-            self._judge(reading, settled_at=settled.since)
-            session = self._session
-            placed = session is not None and len(session.game.board) > confirmed
-        if placed and session is not None:  # the camera saw a turn placed: this frame shows the new board
-            self._learn(frame.image, session.game.board, session.game.tileset)
-
-    def _learn(self, image: np.ndarray, board: Board, tiles: TileSet) -> None:
-        """Refine the calibration in use with the confirmed ``board`` as ``image`` shows it
-        (:func:`calibration.refine`), outside the lock: the phones are answered meanwhile. Kept only while
-        the calibration has not been replaced meanwhile; the saved file stays the one a person accepted."""
-        from calibration import Calibration, refine
-
-        calibration = self._calibration
-        if not isinstance(calibration, Calibration) or calibration.tileset != tiles.name:
-            return
-        try:
-            refined = refine(calibration, image, board, tileset=tiles)
-        except Exception as err:  # learning must never cost the game: say so, read on with the one in use
-            log.warning("calibration: not refined from the confirmed board: %s", err)
-            return
-        with self._lock:
-            if refined is calibration or self._calibration is not calibration:
-                return
-            self._calibration = refined
-            self._changed("calibration", {"calibration": calibration_summary(refined)})
+            if settled is not None:
+                self._calm = reading
+                self._busy = False
+                self._judge(reading, settled_at=settled.since)
 
     def _confirmed_tiles(self) -> int:
         with self._lock:

@@ -60,10 +60,8 @@ Queries
 
 Calibration
     ``set_calibration(cal)``: later frames are read with ``cal`` (one ``calibration`` event); the state's
-    ``calibration`` is ``{"learned_from", "when", "refined"}`` or None. ``calibration`` and ``source``
-    (read-only): the one in use and the camera. Each turn the camera sees placed refines the calibration
-    in use with the confirmed board in that frame (:func:`calibration.refine`; one ``calibration`` event;
-    ``refined`` counts them); the saved file stays the one a person accepted.
+    ``calibration`` is ``{"learned_from", "when"}`` or None. ``calibration`` and ``source`` (read-only):
+    the one in use and the camera.
 
 How a turn is seen: see :mod:`live.settle` (when the table is settled), :mod:`table.register` (the reading
 mapped onto the board) and :mod:`live.turns` (what changed). New tiles are a placement: legal ones are

@@ -201,14 +201,9 @@ class ServiceState:
 
 
 def calibration_summary(calibration: Any) -> dict[str, Any] | None:
-    """What the state says about the calibration in use: where it was learned from, when, and from how
-    many confirmed boards the running service has refined it since."""
+    """What the state says about the calibration in use: where it was learned from and when."""
     if calibration is None:
         return None
     source = getattr(calibration, "source", None) or {}
     when = getattr(calibration, "created", "") or None
-    return {
-        "learned_from": source.get("known", "prototypes"),
-        "when": when,
-        "refined": source.get("refined", 0),
-    }
+    return {"learned_from": source.get("known", "prototypes"), "when": when}

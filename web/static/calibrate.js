@@ -37,8 +37,7 @@
   function showCurrent(state) {
     const cal = state.calibration;
     $("current").textContent = !cal ? "Calibration: none yet (the tile set's defaults)."
-      : "Calibration in use: learned from the " + cal.learned_from + (cal.when ? ", " + cal.when : "")
-        + (cal.refined ? "; refined from " + cal.refined + " confirmed turn" + (cal.refined === 1 ? "" : "s") : "") + ".";
+      : "Calibration in use: learned from the " + cal.learned_from + (cal.when ? ", " + cal.when : "") + ".";
   }
 
   function marginRows(kind, margins) {
