@@ -337,14 +337,20 @@ def _quantile(values: np.ndarray, fraction: float) -> np.ndarray:
 
 
 def _masked_means(px: np.ndarray, *masks: np.ndarray) -> list[np.ndarray]:
-    """Mean BGR (N, 3) of each patch's pixels (N, S, S, 3) under each of its masks (N, S, S), all in one
-    matrix product: the float32 sums of whole 8-bit values stay exact (below 2**24), whatever order they
-    are added in."""
-    n = len(px)
-    w = np.stack(masks, axis=1).reshape(n, len(masks), -1).astype(np.float32)
-    total = w.sum(axis=2)
-    out = (w @ px.reshape(n, -1, 3).astype(np.float32)) / np.maximum(total, 1)[:, :, None]
-    return [np.asarray(out[:, k], dtype=np.float64) for k in range(len(masks))]
+    """Mean BGR (N, 3) of each patch's pixels (N, S, S, 3) under each of its masks (N, S, S): each
+    channel plane's dot products with each mask, row by row (far fewer instructions than a batch of
+    small matrix products); the float32 sums of whole 8-bit values stay exact (below 2**24), whatever
+    order they are added in."""
+    n, s = px.shape[:2]
+    if n == 0:
+        return [np.zeros((0, 3)) for _ in masks]
+    planes = [c.reshape(n, -1).astype(np.float32) for c in cv2.split(px.reshape(n * s, s, 3))]
+    out = []
+    for mask in masks:
+        w = mask.reshape(n, -1).astype(np.float32)
+        sums = np.stack([np.einsum("np,np->n", w, c) for c in planes], axis=1)
+        out.append(np.asarray(sums / np.maximum(w.sum(axis=1), 1)[:, None], dtype=np.float64))
+    return out
 
 
 def _line_counts(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

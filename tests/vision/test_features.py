@@ -8,7 +8,7 @@ import pytest
 
 from table import Tile, tileset
 from vision.classify import ASYMMETRY_SPREAD, shape_distance
-from vision.features import _count, _darkest, measure, presence, symbol_centre
+from vision.features import _count, _darkest, _masked_means, measure, presence, symbol_centre
 from vision.outline import asymmetry
 from vision.patches import PATCH
 from vision.prototypes import default_prototypes
@@ -91,6 +91,23 @@ def test_counts_and_darkest_channels_are_numpys() -> None:
     mask = (darkest > 60) | (rng.random(darkest.shape) < 0.1)
     assert np.array_equal(_count(mask), mask.sum(axis=(1, 2)))
     assert len(_count(mask[:0])) == 0 and _darkest(patches[:0]).shape == (0, PATCH, PATCH)
+
+
+def test_masked_means_are_numpys_exact_means() -> None:
+    # the means are sums of whole 8-bit values over whole counts: exact whatever order they are added in,
+    # so they equal NumPy's float64 means of the masked pixels rounded once to float32
+    rng = np.random.default_rng(5)
+    colours = tileset("classic").colours
+    patches = np.stack([_patch(Tile(c, "clover"), "classic", seed=i) for i, c in enumerate(colours)])
+    patches[0] = 255  # the largest sums
+    masks = [rng.random(patches.shape[:3]) < 0.3, patches.max(axis=3) > 90]
+    masks[1][1] = False  # an empty mask: mean 0
+    for mask, got in zip(masks, _masked_means(patches, *masks), strict=True):
+        assert got.shape == (len(patches), 3) and got.dtype == np.float64
+        for i in range(len(patches)):
+            want = patches[i][mask[i]].mean(axis=0) if mask[i].any() else np.zeros(3)
+            assert np.array_equal(got[i], want.astype(np.float32))
+    assert [m.shape for m in _masked_means(patches[:0], masks[0][:0])] == [(0, 3)]
 
 
 def test_the_frame_rim_and_reach_of_a_patch_do_not_depend_on_the_others() -> None:
