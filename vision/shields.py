@@ -3,21 +3,23 @@
 A Herkle tile is a mid-grey shield on the black body with the ordinary (fess, pale, bend, cross, saltire,
 chevron) painted across it. Measured by paint strength alone, as the other editions are, the shield reads
 badly: a green ordinary is hardly stronger than the grey field, a black one is weaker, and white and black
-differ from each other only in lightness, which the normalised paint drops. Here the field is the
-reference instead. Every shield of a frame has the same field, which covers most of each shield, so the
-frame's field colour is the commonest colour of the lit middles of its patches. In each patch the shield
-is the convex hull of its lit pixels (a black ordinary splits the field, never the hull), the ordinary is
-whatever in the shield is unlike the field, its colour is measured on its solid middle, and its
-silhouette is drawn together with the shield's (so every tile shows which way is up) in the shield's own
-frame: centred on the shield and scaled to its size. The lit field is read in a window, the middle of
-the cell, less what lies past the body's rim along the window's sides (a strip of the lit table or of a
-neighbour's shield: it shows no field, or is thinner than any piece of a shield). Where the hull is not
-shield-shaped, the shield's known form decides: a field run into the lit table through a blurred rim is
-cut from it; a hull cut short (a black ordinary that reaches the shield's edge takes corners off it, and
-the window cuts the end off a shield a little off its patch's middle) lies inside a shield of the
-frame's size and is completed by it where the body's dark rim rings it (:mod:`vision.hulls`). What the
-silhouette shows beside its likeness to each shape's (a chevron's arch, a cross's arms) and the painted
-model's silhouettes it is compared with are in :mod:`vision.ordinaries`.
+differ from each other only in lightness, which the normalised paint drops. Here the field is the reference
+instead. Every shield of a frame has the same field, which covers most of each shield, so the frame's field
+colour is the commonest colour of the lit middles of its patches. In each patch the shield is the convex hull
+of its lit pixels (a black ordinary splits the field, never the hull), the ordinary is whatever in the shield
+is unlike the field, its colour is measured on its solid middle, and its silhouette is drawn together with the
+shield's (so every tile shows which way is up) in the shield's own frame: centred on the shield and scaled to
+its size. The light falls off across the table, so a shield's own field is the frame's scaled by the falloff
+where it lies (the nearest scale that much of its middle shows), and an ordinary found in pieces (none is
+painted so) is the field taken for one. The lit field is read in a window, the middle of the cell, less what
+lies past the body's rim along the window's sides (a strip of the lit table or of a neighbour's shield: it
+shows no field, or is thinner than any piece of a shield). Where the hull is not shield-shaped, the shield's
+known form decides: a field run into the lit table through a blurred rim is cut from it; a hull cut short (a
+black ordinary that reaches the shield's edge takes corners off it, and the window cuts the end off a shield a
+little off its patch's middle) lies inside a shield of the frame's size and is completed by it where the
+body's dark rim rings it (:mod:`vision.hulls`). What the silhouette shows beside its likeness to each shape's
+(a chevron's arch, a cross's arms) and the painted model's silhouettes it is compared with are in
+:mod:`vision.ordinaries`.
 
 All functions take (N, S, S, 3) BGR uint8 patches cut in the grid's axes (:mod:`vision.patches`).
 """
@@ -42,6 +44,14 @@ UNLIKE = 0.25
 #: The field is grey: its saturation ((max - min) / max) stays below this under every light rendered
 #: (0.17 at most under warm light), while the chromatic ordinaries' is 0.6 and more.
 GREY = 0.35
+#: In a patch, the field's lightness is the frame's scaled by one of these factors (the light falls off
+#: across the table: 1.4 for a shield in the light of a strong falloff on the rendered set, seed 31), tried
+#: nearest 1 first: a white ordinary, 1.8 times the field, lies beyond them...
+FALLOFF = tuple(sorted(np.exp(np.linspace(-0.5, 0.5, 11)), key=lambda k: abs(np.log(k))))
+#: ... where at least this share of the patch's middle lies near it (the cross, which leaves the least
+#: of its field in the middle, leaves 0.16 and more for the 1086 tiles read right on 34 frames of the
+#: rendered set, seed 31).
+FIELD_CORE = 0.1
 #: Side of the silhouettes (finer than the other editions' :data:`vision.features.MASK`: a chevron's
 #: angle must show).
 SIZE = 24
@@ -74,6 +84,9 @@ SOFTEN = 1.0
 #: The ordinary (with its dark outline) covers at most this fraction of its shield (0.78 for the
 #: saltire, the widest, on the painted model; 0.77 for 99 in 100 of a rendered set's).
 MOST = 0.9
+#: An ordinary whose second largest piece is at least this fraction of its largest is two (see
+#: :func:`_split`).
+PIECE = 0.3
 #: Weight of the field in the silhouette (the ordinary is 1, outside the shield 0).
 FIELD_WEIGHT = 0.5
 
@@ -270,8 +283,8 @@ def _describe(  # noqa: PLR0917 (one row of view_shields, passed its state)
     unlike = np.linalg.norm(x - local, axis=2) / bright
     ordinary = np.clip((unlike - UNLIKE) / UNLIKE, 0.0, 1.0) * shield
     solid = cv2.erode((ordinary > 0.9).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
-    if solid.sum() < 3 or ordinary.sum() > MOST * shield.sum():
-        return  # no ordinary, or "all ordinary": the field is not this shield's (glare, the table)
+    if solid.sum() < 3 or ordinary.sum() > MOST * shield.sum() or _split(ordinary > 0.5):
+        return  # no ordinary, "all ordinary" or two: the field is not this shield's (glare, the table)
     paint = x[solid].mean(axis=0)
     view.paint[i] = paint
     view.lightness[i] = paint.max() / bright
@@ -284,6 +297,16 @@ def _describe(  # noqa: PLR0917 (one row of view_shields, passed its state)
     ring = (cv2.dilate(shield, _RING) > 0) & (shield == 0)  # never empty: no shield reaches the edge
     view.ringed[i] = float((x.max(axis=2)[ring] <= body + LIT * (bright - body)).mean())
     view.found[i] = True
+
+
+def _split(ordinary: np.ndarray) -> bool:
+    """Whether an ordinary (S, S) bool lies in two pieces or more of a size (the second largest at least
+    PIECE of the largest): every ordinary is painted in one piece, while the field is split by a broad
+    one (a pale, a fess), so two such pieces are the field, taken for an ordinary where the ordinary was
+    taken for the field (a black pale lit as brightly as the frame's field elsewhere)."""
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ordinary.astype(np.uint8), connectivity=8)
+    areas = np.sort(stats[1:, cv2.CC_STAT_AREA])[::-1]
+    return bool(count > 2 and areas[1] >= PIECE * areas[0])
 
 
 def _centroids(shields: np.ndarray) -> np.ndarray:
@@ -311,26 +334,26 @@ def outline_misfit(outlines: np.ndarray, template: np.ndarray) -> np.ndarray:
 
 
 def _local_field(core: np.ndarray, field: np.ndarray) -> np.ndarray:
-    """The field's colour in one patch (its middle's pixels ``core`` (K, 3)): the median of the pixels near
-    the frame's ``field`` (3,), then of those near that (the light falls off across the table). Where
-    none are near the frame's field (a shield in the shadow of a strong falloff, or in its light, whose
-    field differs from the frame's in lightness by more than UNLIKE, but is as grey), the median of the
-    grey pixels within twice UNLIKE of it first. The frame's where too few are."""
-    first = _near_median(core, field, UNLIKE)
-    if first is None:
-        grey = core.max(axis=1) - core.min(axis=1) < GREY * np.maximum(core.max(axis=1), 1.0)
-        first = _near_median(core[grey], field, 2 * UNLIKE)
-        if first is None:
-            return np.asarray(field, np.float32)
-    second = _near_median(core, first, UNLIKE)
-    return np.asarray(first if second is None else second, np.float32)
+    """The field's colour in one patch (its middle's pixels ``core`` (K, 3)). The light falls off across
+    the table, which scales the frame's ``field`` (3,): the field here is the median of the pixels near
+    the frame's field scaled by the factor nearest 1 (:data:`FALLOFF`) that at least FIELD_CORE of the
+    middle lies near (a few pixels near the frame's field, the blend of an ordinary's edge with a field in
+    the light, are not it), then of those near that. The frame's where none is."""
+    for k in FALLOFF:
+        first = _near_median(core, k * field, UNLIKE, least=FIELD_CORE * len(core))
+        if first is not None:
+            second = _near_median(core, first, UNLIKE)
+            return np.asarray(first if second is None else second, np.float32)
+    return np.asarray(field, np.float32)
 
 
-def _near_median(pixels: np.ndarray, colour: np.ndarray, tolerance: float) -> np.ndarray | None:
+def _near_median(
+    pixels: np.ndarray, colour: np.ndarray, tolerance: float, *, least: float = 10
+) -> np.ndarray | None:
     """The median of the ``pixels`` (K, 3) nearer the ``colour`` (3,) than ``tolerance`` times its brightest
-    channel; None where ten or fewer are."""
+    channel; None where ``least`` or fewer are."""
     near = np.linalg.norm(pixels - colour, axis=1) < tolerance * max(float(colour.max()), 1.0)
-    return np.asarray(np.median(pixels[near], axis=0)) if near.sum() > 10 else None
+    return np.asarray(np.median(pixels[near], axis=0)) if near.sum() > least else None
 
 
 def _framed(drawn: np.ndarray, shield: np.ndarray) -> np.ndarray:

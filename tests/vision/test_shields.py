@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -101,7 +103,13 @@ def test_a_tinted_black_ordinary_is_black_not_a_hue() -> None:
 def test_a_rendered_frame_reads_more_tiles_with_whole_shields_and_arches(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    conditions = {"hand": 0.0, "light": "neutral", "table": "dark-wood", "px_per_tile": 42.0, "tilt": 8.0}
+    conditions: dict[str, Any] = {
+        "hand": 0.0,
+        "light": "neutral",
+        "table": "dark-wood",
+        "px_per_tile": 42.0,
+        "tilt": 8.0,
+    }
     conditions |= {"drift": 0.5, "gaps": 0.0, "blur": 0.8, "noise": 1.0, "jpeg_quality": 90, "glare": 0.0}
     scene = render(random_scene(seed=12, variant="herkle", size=(600, 800), tiles=40, **conditions))
     now = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
@@ -126,6 +134,11 @@ def test_a_white_ordinary_in_shadow_is_not_read_as_a_black_one() -> None:
     white = shield_lightness(HERKLE)["white"]
     patches[0] = np.clip(shaded / white, 0, 255).astype(np.uint8)
     seen = view_shields(patches, field_colour(patches), outline=shield_outline(HERKLE))
+    # the "ordinary" is then the field's four corners: no ordinary is painted in pieces
+    assert not seen.found[0]
+    with pytest.MonkeyPatch.context() as patch:  # and were it whole, it is far lighter than the body
+        patch.setattr(vision.shields, "_split", lambda ordinary: False)
+        seen = view_shields(patches, field_colour(patches), outline=shield_outline(HERKLE))
     assert seen.lightness[0] <= vision.shields.DARK  # by lightness alone, a black ordinary
     rise = seen.rise / vision.shields.BLACK_RISE
     assert rise[0] > 1.0 and (rise[1:3] < 0.5).all()
@@ -185,3 +198,33 @@ def test_a_shield_in_a_light_falloffs_shadow_is_found_with_the_frames_field() ->
     lit = view_shields(patches, field_colour(patches)).paint
     coloured = [t.colour != "white" for t in tiles]
     assert np.allclose(seen.paint[coloured], 0.7 * lit[coloured], atol=12)
+
+
+def test_a_shield_in_a_light_falloffs_light_takes_its_own_field_not_an_edges_blend() -> None:
+    # a shield lit more strongly than the frame's field (by more than UNLIKE) shows few pixels near the
+    # frame's field, and those are the blend of its ordinary's edge with its field: its field is the
+    # frame's scaled by the falloff, the nearest scale that much of its middle shows
+    tiles = [Tile(c, s) for c, s in zip(HERKLE.colours, HERKLE.shapes, strict=True) if c != "white"]
+    patches = _patches(tiles)
+    lit = np.clip(patches.astype(np.float32) * 1.35, 0, 255).astype(np.uint8)
+    seen = view_shields(lit, field_colour(patches), outline=shield_outline(HERKLE))
+    assert seen.found.all()
+    own = view_shields(lit, field_colour(lit), outline=shield_outline(HERKLE))
+    assert np.allclose(seen.paint, own.paint, atol=6)
+    assert np.abs(seen.silhouette - own.silhouette).max() < 0.1
+
+
+def test_an_ordinary_in_two_pieces_is_the_field_taken_for_one() -> None:
+    # a black pale lit as brightly as the frame's field elsewhere is taken for the field: the "ordinary"
+    # is then the field's two sides, and no ordinary is painted in two pieces
+    patches = _patches([Tile("black", "pale"), Tile("red", "fess"), Tile("blue", "cross")])
+    field = field_colour(patches)
+    pale = patches[0].astype(np.float32)
+    dark = pale.max(axis=2) < 0.5 * max(HERKLE_FIELD)
+    dark[:3] = dark[-3:] = dark[:, :3] = dark[:, -3:] = False  # the body's rim stays black
+    pale[dark] = field
+    pale[~dark & (pale.max(axis=2) >= 0.5 * max(HERKLE_FIELD))] *= 1.7  # its field in the light
+    patches[0] = np.clip(pale, 0, 255).astype(np.uint8)
+    seen = view_shields(patches, field)
+    assert not seen.found[0] and seen.found[1:].all()
+    assert not vision.shields._split(np.eye(8, dtype=bool) | np.eye(8, dtype=bool)[::-1])  # a saltire
