@@ -296,16 +296,31 @@ def test_herkle_probes_under_a_steep_camera_look_where_the_foreshortened_homogra
     assert sum(f.right for f in found) >= sum(g.right for g in grid) + 5, [g.summary() for g in grid]
 
 
+def _steep_with_and_without(
+    monkeypatch: pytest.MonkeyPatch, seed: int, tiles: int, rule: str, stand_in: Any
+) -> tuple[Any, Any]:
+    """A classic table of ``tiles`` tiles under a 35° camera, scored as read, then as read with
+    ``occupied``'s ``rule`` replaced by ``stand_in``."""
+    scene = random_scene(seed=seed, variant="classic", size=(480, 640), tiles=tiles, hand=0.0, tilt=35.0)
+    out = render(scene)
+    classic = tileset("classic")
+
+    def scored() -> Any:
+        return score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+
+    kept = scored()
+    monkeypatch.setattr(occupied, rule, stand_in)
+    return kept, scored()
+
+
 def test_a_probe_takes_a_symbol_whose_frame_shows_the_table_under_a_steep_camera(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # under a 35° camera a probe's patch reaches past the tile's body onto the table along the lean, so
     # its frame is not dark; a whole symbol ringed by the body, not of the table's colour, is still a tile
-    out = render(random_scene(seed=5, variant="classic", size=(480, 640), tiles=20, hand=0.0, tilt=35.0))
-    classic = tileset("classic")
-    taken = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
-    monkeypatch.setattr(occupied, "_unframed", lambda patches, p, among, table: np.zeros(len(among), bool))
-    framed = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+    taken, framed = _steep_with_and_without(
+        monkeypatch, 5, 20, "_unframed", lambda patches, p, among, table: np.zeros(len(among), bool)
+    )
     assert taken.right == taken.tiles and taken.wrong == taken.extra == 0, taken.summary()
     assert framed.right < taken.right, (framed.summary(), taken.summary())
 
@@ -315,10 +330,6 @@ def test_a_narrow_layout_is_cut_again_in_its_foreshortened_axes_once_probes_find
 ) -> None:
     # nine tiles under a 35° camera: the detector finds too few of them to measure the foreshortening, the
     # probes find the rest; cut again through all of them, the outlines fit their symbols
-    out = render(random_scene(seed=23, variant="classic", size=(480, 640), tiles=9, hand=0.0, tilt=35.0))
-    classic = tileset("classic")
-    again = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
-    monkeypatch.setattr(occupied, "_recut", lambda located: located)
-    once = score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
+    again, once = _steep_with_and_without(monkeypatch, 23, 9, "_recut", lambda located: located)
     assert again.right == again.tiles and again.wrong == again.extra == 0, again.summary()
     assert once.right <= again.right - 3, (once.summary(), again.summary())
