@@ -92,7 +92,8 @@ class ScriptedTable(FrameSource):
     moves : list of Move
         From :func:`scripted_moves` (the same seed, variant and players as the service's game).
     seed : int
-        Drives the incidents (hands, bumps, mistakes, misreads).
+        Drives the incidents (hands, bumps, mistakes, misreads): each move's from the seed and the move's
+        number, so a move is acted out the same way whenever it is played.
     fps : float
         Frame times advance by ``1 / fps``.
     realtime : bool
@@ -123,7 +124,8 @@ class ScriptedTable(FrameSource):
         free: bool = True,
         patience: float = 60.0,
     ) -> None:
-        self.moves, self.tileset, self.rng = moves, tileset(variant), random.Random(seed)
+        self.moves, self.tileset, self.seed = moves, tileset(variant), seed
+        self.rng = random.Random(seed)
         self.fps, self.realtime, self.free, self.patience = fps, realtime, free, patience
         self.rates = {"bumps": bumps, "mistakes": mistakes, "knocks": knocks, "misreads": misreads}
         self.service: GameService | None = None
@@ -194,6 +196,9 @@ class ScriptedTable(FrameSource):
         board = Board.of(_placed(state["board"]))  # the table is as the service last confirmed it
         view = View(board)
         for move in self.moves[done:]:
+            # each move is acted out the same way whenever it is played: a service killed and restarted
+            # mid-game sees the same bumps, mistakes and misreads as one that ran through
+            self.rng.seed(f"{self.seed}/{done}")
             yield from self._still(view, 0.5)
             if self.rng.random() < self.rates["bumps"] and len(view.board) > 1:
                 view = yield from self._bump(view)

@@ -36,7 +36,7 @@ def child(store: str, seed: int, moves: int | None) -> int:
     from live.sim import NAMES, ScriptedTable, scripted_moves
 
     script = scripted_moves(seed, limit=moves)
-    table = ScriptedTable(script, seed=seed + int(time.time() * 1000) % 1000)
+    table = ScriptedTable(script, seed=seed)
     service = GameService(store, source=table, reader=table.read_frame)
     table.attach(service)
     if service.state()["game_id"] is None:
