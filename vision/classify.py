@@ -6,10 +6,12 @@ seen badly). Shapes are compared by outline descriptor (:func:`vision.outline.ou
 in its prototype's own spread, and by how far the outline is from a fourfold symmetry (a leaning cube's
 side face, a symbol smeared by other paint: a poor fit, never another shape); calibrated, under the
 spreads learned under the calibration photo's light, with each tile's own noise in the confidence
-(:func:`name_shapes`). Colours adapt to the frame: after a first pass, each colour's prototype moves
-halfway to the mean of the tiles confidently given that colour in this frame (when there are a few),
-and the tiles are named again; this absorbs what the white balance left of the light. The colour-blind
-edition's inner mark is a second colour cue, its distance joined to the paint's. Herkle's ordinaries,
+and by the symbol's size as the photo showed it (its paint's coverage of the cell), the fit then
+counting only the asymmetry the outline's own noise does not explain (:func:`name_shapes`). Colours
+adapt to the frame: after a first pass, each colour's prototype moves halfway to the mean of the tiles
+confidently given that colour in this frame (when there are a few), and the tiles are named again;
+this absorbs what the white balance left of the light. The colour-blind edition's inner mark is a
+second colour cue, its distance joined to the paint's. Herkle's ordinaries,
 which are not star-shaped, are named on their shields (:mod:`vision.shields`): the shape by silhouette
 joined with the ordinary's arch (a chevron's arms rise to a point, a fess is level; calibrated, against
 the arches the photo showed) and, between a cross and a pale or fess, its arm; the colour against the
@@ -46,6 +48,23 @@ PARITY_VOTE = 2.0
 #: cubes); a squashed side face or a symbol with other paint run into it reaches four to ten. It adds
 #: to every shape's distance alike, so it lowers the fit, not the choice.
 ASYMMETRY_SPREAD = 0.04
+#: The spread of a shape's paint coverage of its cell (:attr:`vision.features.Measurements.coverage`)
+#: about the calibration photo's (:attr:`vision.prototypes.Prototypes.coverages`): within one rendered
+#: game under one light a shape's tiles scatter by 0.016 to 0.036 (flat tiles) and up to 0.08 (leaning
+#: cubes), more than the calibration photo's own (0.003 to 0.03: one moment, tiles square to the camera).
+#: The circle covers about 0.06 more than the square or diamond, the criss-cross and starburst 0.06 to 0.1
+#: less: a weak cue alone, but one that does not depend on the outline's noise.
+COVERAGE_SPREAD = 0.04
+#: The radial profile's noise is not white: neighbouring rays sample the same pixels, so it falls with
+#: the harmonic. Harmonics no fourfold symbol holds and a squashed or cut symbol adds little to
+#: (NOISE_HARMONICS) measure it; on whole symbols of rendered games the root-mean-square of the asymmetry's
+#: harmonics (1, 2, 3, 5, 6, 7) is 2.45 to 3.36 times theirs (median by light and edition, flat tiles;
+#: green in a tenth of the light alike), NOISE_RATIO.
+NOISE_HARMONICS = (9, 10, 11, 13, 14, 15)
+NOISE_RATIO = 2.8
+#: The 95th percentile of F(12, 12): a tile's asymmetry is noise alone when its power, per harmonic, is
+#: within this factor of what its NOISE_HARMONICS predict (six complex harmonics each side).
+NOISE_F = 2.69
 #: Herkle: the spread of an ordinary's silhouette on its shield (:mod:`vision.shields`) about its
 #: shape's, root-mean-square over the silhouette: the other silhouettes' (SHAPE_SPREAD), not fitted. On
 #: a rendered Herkle set (seed 31) the tiles named right lie 1.2 to 2.4 spreads from their shape (a
@@ -136,7 +155,10 @@ def name_shapes(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.
 
     Each tile's shape depends on that tile alone: the nearest shape by :func:`shape_distance` (calibrated:
     under the learned spreads), the confidence (N,) with the tile's own noise counted
-    (:func:`_named_with_own_noise`) and the fit (N,), in spreads of the edition, to the shape named.
+    (:func:`_named_with_own_noise`) and the fit (N,), in spreads of the edition, to the shape named. With a
+    calibration's coverage for every shape, the symbol's size joins the outline in the choice and the
+    confidence (:data:`COVERAGE_SPREAD`), and the fit counts only the asymmetry beyond the tile's own
+    noise (:func:`beyond_noise`).
     """
     shape_names, sdist = shape_distance(m, prototypes)
     if prototypes.outlines and prototypes.learned_spreads:
@@ -181,6 +203,10 @@ def _named_with_own_noise(
     own = np.where(closed, (beyond / 12)[:, None, None], 0.0)
     plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
     noisier = np.sqrt((offset**2 / (spread[None] ** 2 + own)).sum(axis=2))
+    if _sized(prototypes):  # the symbol's size, a cue the outline's noise does not touch
+        size = np.array([prototypes.coverages[k] for k in names])
+        z = (m.coverage[:, None] - size[None]) / COVERAGE_SPREAD
+        plain, noisier = np.hypot(plain, z), np.hypot(noisier, z)
     best = plain.argmin(axis=1)
     rows = np.arange(len(best))
     return best, np.minimum(_softmax(plain)[rows, best], _softmax(noisier)[rows, best])
@@ -342,9 +368,45 @@ def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], 
         middle = np.array([prototypes.outlines[k] for k in names])
         spread = np.array([prototypes.outline_spreads[k] for k in names])
         z = (outline(m.radial)[:, None, :] - middle[None]) / spread[None]
-        lopsided = (asymmetry(m.radial) / ASYMMETRY_SPREAD)[:, None]  # alike for every shape
+        lopsided = asymmetry(m.radial)
+        if _sized(prototypes):
+            lopsided = beyond_noise(m.radial)
+        lopsided = (lopsided / ASYMMETRY_SPREAD)[:, None]  # alike for every shape
         return names, np.asarray(np.sqrt((z**2).sum(axis=2) + lopsided**2))
     return _silhouette_distance(m, prototypes)
+
+
+def beyond_noise(radial_profile: np.ndarray) -> np.ndarray:
+    """The asymmetry (N,) of outlines (:func:`vision.outline.asymmetry`) that their own noise leaves.
+
+    Few levels of light make a symbol's edge, and so its radial profile, noisy; that noise adds to the
+    asymmetry as a squashed side face or a cut symbol does. It is measured apart, on harmonics no
+    fourfold symbol holds and those add little to (:data:`NOISE_HARMONICS`), and carried over to the
+    asymmetry's by :data:`NOISE_RATIO`. Where the asymmetry is what that noise makes (within the 95 %
+    point of its F distribution, :data:`NOISE_F`), the noise beyond a whole symbol's (the part
+    :data:`ASYMMETRY_SPREAD` does not already hold) is taken off it; where it is more (a side face,
+    another symbol's paint run in), nothing is: such an outline is no noisy whole symbol.
+    """
+    lopsided = asymmetry(radial_profile)
+    noise = NOISE_RATIO**2 * _harmonic_power(radial_profile, NOISE_HARMONICS)  # per harmonic
+    whole = ASYMMETRY_SPREAD**2 / 6
+    own = np.where(lopsided**2 / 6 <= NOISE_F * noise, np.maximum(noise - whole, 0.0), 0.0)
+    return np.asarray(np.sqrt(np.maximum(lopsided**2 - 6 * own, 0.0)))
+
+
+def _harmonic_power(radial_profile: np.ndarray, harmonics: tuple[int, ...]) -> np.ndarray:
+    """The mean power (N,) of radial profiles' (N, RAYS) Fourier ``harmonics``, as
+    :func:`vision.outline.asymmetry` measures them (fractions of the mean radius)."""
+    r = np.asarray(radial_profile, np.float64)
+    a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
+    power = [np.abs(2 * (r * np.exp(-1j * k * a)).mean(axis=1)) ** 2 for k in harmonics]
+    return np.asarray(np.mean(power, axis=0))
+
+
+def _sized(prototypes: Prototypes) -> bool:
+    """Whether the prototypes carry a calibration's coverage for every shape with an outline: a calibrated
+    reader then names shapes by size too, and lets a tile's outline have the noise it shows."""
+    return bool(prototypes.outlines) and set(prototypes.outlines) <= set(prototypes.coverages)
 
 
 def _silhouette_distance(

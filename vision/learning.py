@@ -31,6 +31,10 @@ from vision.prototypes import (
 )
 from vision.shields import field_colour, shield_outline, view_shields
 
+#: The fewest known tiles of a shape from which calibration learns its coverage (the median of one
+#: tile's is that tile's noise).
+MIN_COVERAGE_TILES = 2
+
 
 def learn_prototypes(
     frames: Sequence[tuple[Measurements, Sequence[Tile]]], *, tileset: TileSet, base: Prototypes | None = None
@@ -47,12 +51,14 @@ def learn_prototypes(
     under this light will lie from that middle is kept as ``learned_spreads``; what the light makes of a
     whole symbol's symmetry, as ``asymmetry_noise``. The colour and silhouette spreads are the photo's
     scatter weighed against ``base``'s (:func:`_spread`), and Herkle's ordinaries' arches are learned as
-    the outlines are (:func:`_learned_arches`).
+    the outlines are (:func:`_learned_arches`); each shape's coverage of its cell is the photo's
+    (:func:`_learned_coverages`).
     """
     base = base or default_prototypes(tileset)
     feats: list[np.ndarray] = []
     silhouettes: list[np.ndarray] = []
     radials: list[np.ndarray] = []
+    coverage: list[np.ndarray] = []
     tiles: list[Tile] = []
     for m, known in frames:
         if len(m) != len(known):
@@ -60,6 +66,7 @@ def learn_prototypes(
         feats.append(colour_features(named_paint(m, tileset), white_balance(m.body)))
         silhouettes.append(m.silhouette)
         radials.append(m.radial)
+        coverage.append(m.coverage)
         tiles.extend(known)
     if not tiles:
         return base
@@ -96,6 +103,7 @@ def learn_prototypes(
         learned_spreads,
         float(np.sqrt(np.mean(asymmetry(np.concatenate(radials)) ** 2))),
         arches,
+        _learned_coverages(np.concatenate(coverage), [t.shape for t in tiles], base),
     )
 
 
@@ -158,6 +166,25 @@ def _learned_outlines(
         outlines[k] = np.where(closed, middles[k], shown[k])
         scatter[k] = np.where(closed, nexts[k], spreads[k])
     return outlines, scatter
+
+
+def _learned_coverages(
+    coverage: np.ndarray, shapes: Sequence[str], base: Prototypes
+) -> dict[str, np.ndarray]:
+    """Each shape's paint coverage of its cell (:attr:`vision.features.Measurements.coverage`) as the photo
+    shows it: the median of its known tiles (N) there, for the shapes with an outline shown on at least
+    :data:`MIN_COVERAGE_TILES` tiles; ``base``'s for the others (none for an edition's defaults).
+
+    How much of its cell a symbol's paint covers depends on the printing, the camera's blur and the
+    light (where the paint's edge is cut: the classic circle covers 0.375 of its cell in a tenth of the
+    light, 0.425 under a cool one, on the same rendered game), so it is learned, not given: the reader
+    uses it only calibrated, beside the outline (:func:`vision.classify.name_shapes`)."""
+    coverages = dict(base.coverages)
+    for k in base.outlines:
+        pick = np.array([s == k for s in shapes], bool)
+        if pick.sum() >= MIN_COVERAGE_TILES:
+            coverages[k] = np.asarray(float(np.median(coverage[pick])))
+    return coverages
 
 
 def _estimates(

@@ -136,6 +136,11 @@ class Prototypes:
         shows it, learned as an estimate under that light's noise
         (:func:`vision.learning._learned_arches`); empty when not calibrated (the painted model's shields
         then give them).
+    coverages : dict of str to () ndarray
+        Per shape, the fraction of its cell its paint covers (:attr:`vision.features.Measurements.coverage`)
+        as a calibration photo shows it (the median of the photo's tiles of that shape): the symbol's size
+        under this camera and light, a cue that does not depend on the outline's noise; empty when not
+        calibrated. Used when it names every shape with an outline (:func:`vision.classify.name_shapes`).
     """
 
     tileset: str
@@ -150,6 +155,7 @@ class Prototypes:
     learned_spreads: dict[str, np.ndarray] = field(default_factory=dict)
     asymmetry_noise: float = 0.0
     arches: dict[str, np.ndarray] = field(default_factory=dict)
+    coverages: dict[str, np.ndarray] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -165,6 +171,7 @@ class Prototypes:
             "learned_spreads": {k: np.round(v, 4).tolist() for k, v in self.learned_spreads.items()},
             "asymmetry_noise": round(self.asymmetry_noise, 4),
             "arches": {k: round(float(v), 4) for k, v in self.arches.items()},
+            "coverages": {k: round(float(v), 4) for k, v in self.coverages.items()},
         }
 
     @classmethod
@@ -206,6 +213,10 @@ class Prototypes:
             arches = {str(k): np.asarray(float(v)) for k, v in data.get("arches", {}).items()}
             if not set(arches) <= set(shapes) or not all(np.isfinite(v) for v in arches.values()):
                 raise ValueError(f"arches must be finite and name shapes, got {sorted(arches)}")
+            coverages = {str(k): np.asarray(float(v)) for k, v in data.get("coverages", {}).items()}
+            if not set(coverages) <= set(shapes) or not all(0 < v < 1 for v in coverages.values()):
+                got = {k: float(v) for k, v in coverages.items()}
+                raise ValueError(f"coverages must name shapes and lie between 0 and 1, got {got}")
             return cls(
                 str(data["tileset"]),
                 colours,
@@ -219,6 +230,7 @@ class Prototypes:
                 learned,
                 noise,
                 arches,
+                coverages,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"{where}: malformed prototypes ({err})") from None

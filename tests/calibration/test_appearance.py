@@ -411,3 +411,17 @@ def test_the_chart_balance_is_kept_only_when_it_reads_more_known_tiles(
     cal, report = calibrate_from_photo(photo, arrangement(CLASSIC), tileset=CLASSIC)
     assert np.allclose(cal.balance, 1.0)  # none: nothing found every tile, and the chart read fewer
     assert report.read_right <= chosen.read_right
+
+
+def test_herkle_tiles_that_stand_out_under_a_tungsten_lamp_are_read_under_the_chart() -> None:
+    """Large Herkle tiles under an uncorrected 2800 K lamp all stand out from their bodies without any
+    correction, so the weakest balance is none; but the reader finds Herkle's shields on their grey field,
+    which that lamp turns orange, and reads none of them back. Before refusing, the known paints are used
+    as a colour chart, and what is learned under it reads the photo's tiles back."""
+    herkle = tileset("herkle")
+    known = arrangement(herkle)
+    photo = _photo(known, variant="herkle", px_per_tile=110.0)
+    cal, report = calibrate_from_photo(photo, known, tileset=herkle)
+    assert report.read_right >= 30, report.read_right
+    red, green, blue = cal.balance[2], cal.balance[1], cal.balance[0]
+    assert blue > 2 * green > 4 * red  # a tungsten lamp's cast undone: blue lifted, red lowered

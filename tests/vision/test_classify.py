@@ -289,3 +289,58 @@ def test_an_uncalibrated_reader_counts_a_tiles_own_noise() -> None:
         confidence.append(float(shaky.shape_confidence.mean()))
     assert confidence == sorted(confidence, reverse=True)
     assert confidence[1] < 0.9 and confidence[2] < MIN_CONFIDENCE
+
+
+def test_a_noisy_outline_keeps_only_the_asymmetry_its_noise_does_not_explain() -> None:
+    """In a tenth of the light a symbol's edge is noisy and so is its outline: the noise seen on the
+    harmonics no fourfold symbol holds takes the part of the asymmetry it explains off (a calibrated
+    reader's fit), much more of it than in clean light, while a squashed outline (a cube's side face:
+    harmonic 2, its high harmonics clean) keeps all of its asymmetry."""
+    from calibration.lighting import SHIFTS, shift_light
+    from vision.classify import beyond_noise
+    from vision.outline import asymmetry
+    from vision.reader import measure_tiles
+
+    classic = tileset("classic")
+    scene = random_scene(
+        seed=5, variant="classic", size=(600, 800), tiles=30, hand=0.0, tilt=0.0, light="neutral"
+    )
+    image = render(scene).image
+    clean, _, _ = measure_tiles(image, scene.board, tileset=classic)
+    dim, _, _ = measure_tiles(shift_light(image, SHIFTS["dim"], seed=5), scene.board, tileset=classic)
+    for m in (clean, dim):
+        assert (beyond_noise(m.radial) <= asymmetry(m.radial) + 1e-12).all()
+    taken = {k: asymmetry(m.radial) - beyond_noise(m.radial) for k, m in (("clean", clean), ("dim", dim))}
+    assert taken["dim"].mean() > 0.01 and (taken["dim"] > 0).mean() > 0.5, taken["dim"]
+    assert taken["clean"].mean() < taken["dim"].mean() / 2, taken
+    turn = np.arange(dim.radial.shape[1]) * 2 * np.pi / dim.radial.shape[1]
+    squashed = (clean.radial + 0.15 * np.cos(2 * turn)).astype(np.float32)
+    kept = beyond_noise(squashed) / asymmetry(squashed)
+    assert (kept > 0.999).mean() > 0.9 and kept.min() > 0.75, np.sort(kept)[:5]
+
+
+def test_a_calibrated_reader_names_shapes_by_size_too() -> None:
+    """A calibration's coverages (each shape's paint coverage of its cell under that camera and light) are
+    a second shape cue beside the outline: a tile whose outline lies between a circle's and a square's is
+    named by how much of its cell it covers. Without coverages for every shape, nothing changes."""
+    classic = tileset("classic")
+    tiles = [Tile("red", "circle"), Tile("blue", "square")]
+    measured = measure(_patches(tiles, "classic"))
+    plain = default_prototypes(classic)
+    calibrated = dataclasses.replace(plain, learned_spreads=dict(plain.outline_spreads))
+    coverages = {k: np.asarray(0.3) for k in plain.outlines}
+    coverages["circle"] = np.asarray(0.4)
+    # both tiles' outlines moved halfway between a circle's and a square's
+    middle = plain.outlines["circle"] / 2 + plain.outlines["square"] / 2
+    turn = np.arange(measured.radial.shape[1]) * 2 * np.pi / measured.radial.shape[1]
+    halfway = 1 + middle[0] * np.cos(4 * turn) + middle[1] * np.cos(8 * turn)
+    between = dataclasses.replace(
+        measured, radial=np.tile(halfway, (2, 1)).astype(np.float32), coverage=np.array([0.4, 0.3])
+    )
+    unsized = classify(between, np.ones(3), calibrated)
+    assert unsized.shapes[0] == unsized.shapes[1]  # the outline alone cannot tell them
+    sized = classify(between, np.ones(3), dataclasses.replace(calibrated, coverages=coverages))
+    assert sized.shapes == ["circle", "square"]
+    assert (sized.shape_confidence >= MIN_CONFIDENCE).all()
+    partial = dataclasses.replace(calibrated, coverages={"circle": np.asarray(0.4)})
+    assert classify(between, np.ones(3), partial).shapes == unsized.shapes

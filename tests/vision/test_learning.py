@@ -242,3 +242,29 @@ def test_herkle_arches_are_learned_as_the_photo_shows_them() -> None:
     data["arches"]["oval"] = 0.3
     with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*arches"):
         Prototypes.from_json(data, where="p.json")
+
+
+def test_a_shapes_coverage_is_learned_from_the_photo() -> None:
+    """Calibration keeps each shape's paint coverage of its cell as the photo shows it (the median of its
+    tiles there); the edition's defaults have none, files round-trip it, and a coverage outside 0..1 or
+    of no shape is refused with the file named."""
+    classic = tileset("classic")
+    measured, known, learned = _learned_from_a_photo("classic", seed=5, light="neutral")
+    shown = {s for s in classic.shapes if sum(t.shape == s for t in known) >= 2}
+    assert set(learned.coverages) == shown
+    for s in shown:
+        own = measured.coverage[[t.shape == s for t in known]]
+        assert np.isclose(learned.coverages[s], np.median(own))
+    if {"circle", "criss-cross"} <= shown:  # a disc covers more of its cell than a thin cross
+        assert learned.coverages["circle"] > learned.coverages["criss-cross"]
+    assert default_prototypes(classic).coverages == {}
+    back = Prototypes.from_json(learned.to_json(), where="p.json")
+    for s, v in learned.coverages.items():
+        assert np.isclose(back.coverages[s], v, atol=1e-4)
+    data = learned.to_json()
+    data["coverages"] = {"circle": 1.5}
+    with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*coverages"):
+        Prototypes.from_json(data, where="p.json")
+    data["coverages"] = {"oval": 0.3}
+    with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*coverages"):
+        Prototypes.from_json(data, where="p.json")
