@@ -12,15 +12,17 @@ bright table, the weakest paints) is a tile where it shows a whole symbol not of
 frame whose grid holds its tiles (:func:`_faint`, :func:`look`). So is a probe's symbol whose patch shows
 no dark frame (under a steep camera the patch reaches past the tile's body onto the table), where its
 paint is pure (:func:`_unframed`). A narrow layout whose detected tiles were too few for its foreshortened
-axes is cut again in them once the probes have found enough (:func:`_recut`).
+axes is cut again in them once the probes have found enough, and a layout too small for them in the affine
+map through its tiles (:func:`_recut`).
 On Herkle's tiles a probe also takes a whole shield of the frame's form (:func:`_whole_shields`): with a
 black ordinary on it (no paint of such a tile stands out from its body), or a lit one ringed by the body
-(the paint's rim test does not fit a shield that fills its face); a probe cut off its tile looks again
-centred on the shield it saw. Herkle's patches are cut in a narrow layout's foreshortened axes
-(:func:`vision.geometry.foreshortened`) where its shields fit their known outline better there
-(:func:`vision.shield_detect.truer_axes`), and its probes then also look where that homography puts the
-cells (:func:`probed`): a Herkle tile's paint lies up to half a cell off its middle, so the probes, which
-follow the tiles they find, cannot follow a similarity's drift under a tilted camera.
+(the paint's rim test does not fit a shield that fills its face; faint paint where the shield is lit as
+its neighbours are); a probe cut off its tile looks again centred on the shield it saw. Herkle's patches
+are cut in a narrow layout's foreshortened axes (:func:`vision.geometry.foreshortened`) where its shields
+fit their known outline better there (:func:`vision.shield_detect.truer_axes`; in the similarity through
+them where they fit neither the grid's axes nor those), and its probes then also look where that map puts
+the cells (:func:`probed`): a Herkle tile's paint lies up to half a cell off its middle, so the probes,
+which follow the tiles they find, cannot follow a similarity's drift under a tilted camera.
 :mod:`vision.reader` names what is found.
 """
 
@@ -33,12 +35,13 @@ import numpy as np
 from table import tileset as edition
 from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, measure, presence
-from vision.geometry import cells_off, foreshortened, local_axes
+from vision.geometry import cells_off, foreshortened, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.outline import asymmetry
 from vision.paint_checks import pure, table_colour, unlike, whole
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
+from vision.perspective import foreshortening
 from vision.shield_detect import truer_axes
 from vision.shields import RING_DARK, black, field_colour, shield_outline, view_shields
 
@@ -56,6 +59,12 @@ PROBE_ROUNDS = 8
 LOOKS = 2
 #: A probe's symbol lies within this many cells of where its cell was predicted.
 RECENTRE = 0.4
+#: Herkle: a probe's shield whose paint is faint (FAINT to MIN_CONTRAST) is lit within a factor of
+#: e^LIGHT_STEP of the detector's shields within NEIGHBOURS cells of it (see :func:`_in_its_light`; on the
+#: rendered set, seed 31, nine in ten of the 215 such tiles lie within 0.14, while the 8 holes in the
+#: layout that pass for such shields, a pale part of the table taken for their field, lie 0.22-0.46 above).
+LIGHT_STEP = 0.15
+NEIGHBOURS = 1.5
 #: Candidates standing apart are evidence only where the tiles around a probe lie within this many cells
 #: of where the grid puts them (a group joined a cell off, or a grid bent out of true, is not extended).
 STEADY = 0.25
@@ -64,11 +73,13 @@ STEADY = 0.25
 @dataclass(frozen=True)
 class Shields:
     """Herkle: what a probe compares a cell's shield with, from the tiles the detector found: their
-    field colour (3,) BGR (:func:`vision.shields.field_colour`) and their patches (N, S, S, 3), which
-    give the frame's shield size."""
+    field colour (3,) BGR (:func:`vision.shields.field_colour`), their patches (N, S, S, 3), which
+    give the frame's shield size, and their centres (N, 2) in the working copy, where the light on each
+    is known."""
 
     field: np.ndarray
     patches: np.ndarray
+    centres: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -99,15 +110,24 @@ class Located:
 
 
 def occupied(
-    work: np.ndarray, scale: float, blobs: Blobs, lattice: Lattice, *, tileset: str | None = None
+    work: np.ndarray,
+    scale: float,
+    blobs: Blobs,
+    lattice: Lattice,
+    *,
+    tileset: str | None = None,
+    refit: bool = True,
 ) -> Located | None:
     """Measure the cells of the placed candidates, then look for missed tiles next to them (``tileset``
-    "herkle": whole shields too, see :func:`_whole_shields`)."""
+    "herkle": whole shields too, see :func:`_whole_shields`). ``refit``: where the grid is a similarity,
+    cut the patches again in the map through the tiles found (:func:`_recut`); a group the grid left
+    out, read on its own (:mod:`vision.rejoin`), lies across a seam the grid could not resolve, and a
+    map through a few of its tiles takes a tile a cell off for foreshortening."""
     cells = lattice.cells[lattice.placed]
     centres = blobs.centres[lattice.placed]
     cut = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=STEADY)
-    if tileset == "herkle" and cut is not lattice.homography:
-        cut = truer_axes(work, centres, cells, lattice.homography, cut)
+    if tileset == "herkle":
+        cut = truer_axes(work, centres, cells, lattice.homography, cut, within=RECENTRE)
     cutting = replace(lattice, homography=cut)  # the grid, but for the axes the cells are cut in
     axes = local_axes(cut, cells.astype(np.float64))
     patches = _cut(work, centres, axes)
@@ -131,28 +151,38 @@ def occupied(
         patches[keep],
         measure(patches[keep], p.take(keep)),
         blobs.apart,
-        Shields(field_colour(patches[keep]), patches[keep]) if tileset == "herkle" else None,
+        Shields(field_colour(patches[keep]), patches[keep], centres[keep]) if tileset == "herkle" else None,
     )
     # the cells are cut and probed in the foreshortened axes, where the grid puts them (Herkle's where the
     # foreshortened homography does: see probed); the grid's own test of whether it holds its tiles
     # serves the probes only where the two are one
     same = cut is lattice.homography
     located = probed(located, located.cells, held=held if same else None, cut=cut)
-    if same and tileset != "herkle" and len(located.cells) > len(cells):
-        located = _recut(located)
+    # the grid's map is a similarity where its candidates were too few or on two or three rows
+    # (:func:`vision.geometry.fit_homography`)
+    narrow = refit and (len(cells) < 4 or spread(cells.astype(np.float64)) < 1.0)
+    if same and tileset != "herkle" and (narrow or len(located.cells) > len(cells)):
+        located = _recut(located, narrow=narrow)
     return located
 
 
-def _recut(located: Located) -> Located:
+def _recut(located: Located, *, narrow: bool) -> Located:
     """``located`` with every patch cut again, and measured, in the foreshortened axes through all its
     tiles (:func:`vision.geometry.foreshortened`), where the detector's tiles alone were too few for them
-    and the probes found more, and where the symbols are more nearly whole in them (a lower median
-    :func:`vision.outline.asymmetry`: a patch stretched along a steep camera's lean adds a second
-    harmonic to every outline); else ``located`` itself."""
+    and the probes found more, or, where the grid is a similarity (``narrow``: its candidates too few or
+    on two or three rows) and those axes cannot be fitted, in the map through the tiles
+    (:func:`vision.perspective.foreshortening`: an affine map through three tiles or more off one line, a
+    homography through four or more spread a cell); kept where the symbols are more nearly whole in them
+    (a lower median :func:`vision.outline.asymmetry`: a patch stretched along a steep camera's lean adds
+    a second harmonic to every outline); else ``located`` itself."""
     cells = located.cells.astype(np.float64)
     h = located.lattice.homography
-    cut = foreshortened(h, cells, located.centres, within=STEADY)
-    if cut is h:
+    cut: np.ndarray | None = foreshortened(h, cells, located.centres, within=STEADY)
+    if cut is h and narrow:
+        # the grid's similarity has no foreshortening, and too few tiles or a layout too wide for the
+        # foreshortened homography: a map through the tiles measures it (:func:`foreshortening`)
+        cut = foreshortening(h, cells, located.centres, within=STEADY)
+    if cut is h or cut is None:
         return located
     patches = _cut(located.work, located.centres, local_axes(cut, cells))
     measured = measure(patches, presence(patches))
@@ -372,7 +402,7 @@ def _with_shields(
         return seen
     guess = predicted[rest].copy()
     patches = _cut(work, guess, axes[rest])
-    taken, centre = _whole_shields(patches, shields, table)
+    taken, centre = _whole_shields(patches, shields, table, guess, axes[rest])
     # a probe cut off its tile sees its shield off the middle, so not whole: look again centred on it (up
     # to LOOKS times: a shield cut by the patch's edge shows only part of its offset)
     for _ in range(LOOKS):
@@ -381,7 +411,9 @@ def _with_shields(
             break
         guess[again] += np.einsum("nk,nkd->nd", centre[again], axes[rest[again]])
         patches[again] = _cut(work, guess[again], axes[rest[again]])
-        taken[again], centre[again] = _whole_shields(patches[again], shields, table)
+        taken[again], centre[again] = _whole_shields(
+            patches[again], shields, table, guess[again], axes[rest[again]]
+        )
         far = ~_near(guess, predicted[rest], axes[rest], RECENTRE)
         taken &= ~far
         centre[far] = 0
@@ -397,13 +429,13 @@ def _with_shields(
 
 
 def _whole_shields(
-    patches: np.ndarray, shields: Shields, table: np.ndarray | None
+    patches: np.ndarray, shields: Shields, table: np.ndarray | None, centres: np.ndarray, axes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Which Herkle patches (N, S, S, 3) a probe takes although :func:`look` refused them, and where the
-    shield seen in each lies (N, 2) (:attr:`vision.shields.ShieldView.centre`, 0 where none was looked
-    for). Every one holds a whole shield of the frame's field colour, size and form in its middle
-    (:func:`vision.shields.view_shields`, seen with the ``shields`` the detector found, which set the
-    size), and
+    """Which Herkle patches (N, S, S, 3), cut at ``centres`` (N, 2) in ``axes`` (N, 2, 2), a probe takes
+    although :func:`look` refused them, and where the shield seen in each lies (N, 2)
+    (:attr:`vision.shields.ShieldView.centre`, 0 where none was looked for). Every one holds a whole
+    shield of the frame's field colour, size and form in its middle (:func:`vision.shields.view_shields`,
+    seen with the ``shields`` the detector found, which set the size), and
 
     - a black ordinary is on it (:func:`vision.shields.black`) and the patch's frame is dark: a black
       ordinary is darker than the field it splits, so the paint seen is the grey field only, a symbol
@@ -413,11 +445,12 @@ def _whole_shields(
       rim and frame tests ask for a dark ring around the paint and a dark frame, which on a shield
       that fills its face lie on the body's thin rim and the table past it, while the table seen
       through a hole in the layout is lit and ringed by the bodies around it just as a shield is
-      (None: no table colour, none taken so).
+      (None: no table colour, none taken so). Faint paint (FAINT to MIN_CONTRAST) is taken so only
+      where the shield is lit as the detector's shields around it are (:func:`_in_its_light`).
     """
     p = presence(patches)
     framed = p.frame > 0.5
-    lit = (p.contrast > MIN_CONTRAST) & (p.reach < MAX_REACH)
+    lit = (p.contrast > FAINT) & (p.reach < MAX_REACH)
     taken = framed | lit
     centre = np.zeros((len(patches), 2))
     if not taken.any():
@@ -429,8 +462,28 @@ def _whole_shields(
     centre[taken] = view.centre[own]
     lit[taken] &= view.ringed[own] >= RING_DARK
     lit[taken] &= unlike(view.paint[own], table) if table is not None else False
+    # faint paint is a tile only where its shield is lit as its neighbours are (a hole in the layout)
+    lit[taken] &= (p.contrast[taken] > MIN_CONTRAST) | _in_its_light(
+        view.falloff, shields, centres[taken], axes[taken]
+    )
     taken[taken] = view.found[own] & ((black(view)[own] & framed[taken]) | lit[taken])
     return np.asarray(taken), centre
+
+
+def _in_its_light(falloff: np.ndarray, shields: Shields, centres: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Which probes' shields (N,) are lit as the detector's shields around them: ``falloff`` (K + N,) the
+    shields' :attr:`vision.shields.ShieldView.falloff`, the K detector's first, ``centres`` (N, 2) and
+    ``axes`` (N, 2, 2) the probes'. The light falls off smoothly across the table, so a shield's field is
+    about as bright as its neighbours' (within a factor of e^LIGHT_STEP of the median of the detector's
+    shields within NEIGHBOURS cells, or the nearest one's), while a hole in the layout shows the table,
+    whose lighter part (a pale check of a cloth) passes for a field in a brighter light."""
+    known = len(shields.patches)
+    theirs = np.log(falloff[:known])
+    pitch = np.linalg.norm(axes, axis=2).mean(axis=1)
+    apart = np.linalg.norm(centres[:, None] - shields.centres[None], axis=2) / pitch[:, None]
+    near = (apart <= NEIGHBOURS) | (apart <= apart.min(axis=1, keepdims=True))
+    around = np.array([np.median(theirs[row]) for row in near])
+    return np.asarray(np.abs(np.log(falloff[known:]) - around) <= LIGHT_STEP)
 
 
 def _found(p: Presence, hinted: np.ndarray, least: float) -> np.ndarray:

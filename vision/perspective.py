@@ -4,8 +4,10 @@ taken out of their positions before the grid is fitted (:func:`vision.lattice.fi
 Under a camera tilted 35° the tiles on the near side of a layout can be twice the size of those on the
 far side: no one pitch fits them all, and a spanning tree grown with the pitch of the middle takes the
 far steps for half-steps. The projective part of the table's homography is estimated here from the
-points alone, so that the grid can be fitted where the tiles are all of one size again. Points are
-``(row, col)`` pixels.
+points alone, so that the grid can be fitted where the tiles are all of one size again. The same camera
+foreshortens the table along its lean, which a grid fitted as a similarity (a few tiles, or two or three
+rows) cannot show: :func:`foreshortening` fits the map through such a layout's tiles that can
+(:mod:`vision.occupied` cuts the patches again in it). Points are ``(row, col)`` pixels.
 """
 
 from __future__ import annotations
@@ -13,6 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from vision.geometry import (
+    FORESHORTEN_SPREAD,
+    apply_homography,
+    cells_off,
+    fit_homography,
+    local_axes,
+    spread,
+)
 
 #: A perspective this strong (the spacing changing by this factor across the points) is taken out before
 #: the grid is fitted: the tree's local bases follow a change of a fifth, not more.
@@ -103,3 +114,59 @@ def estimate_perspective(
     if fitted.min() <= 0 or (fitted.max() / fitted.min()) ** 1.5 < strength:
         return None
     return Perspective(middle, g)
+
+
+def foreshortening(
+    grid: np.ndarray,
+    cells: np.ndarray,
+    centres: np.ndarray,
+    *,
+    within: float,
+    least_spread: float = FORESHORTEN_SPREAD,
+) -> np.ndarray | None:
+    """The map (3, 3) from cells to the image through a layout's tiles, for a grid fitted as a similarity
+    (its candidates too few, or on two or three rows): a similarity has one scale for both axes, while a
+    tilted camera foreshortens the table along its lean, so patches cut in its axes come out stretched by
+    up to 1/cos of the tilt. Through four tiles or more spread a cell or more this is a homography
+    (:func:`vision.geometry.fit_homography`; the probes may have found them beyond the candidates), through
+    fewer or narrower ones an affine map, which still measures the foreshortening where the tiles do
+    not lie on one line (:func:`vision.geometry.foreshortened` fits a homography to eight or more).
+
+    Parameters
+    ----------
+    grid : ndarray, shape (3, 3)
+        The grid's homography (cell to image), whose handedness the map keeps.
+    cells : ndarray, shape (N, 2), float
+        The tiles' cells.
+    centres : ndarray, shape (N, 2), float
+        Their symbols' centres, ``(row, col)`` pixels.
+    within : float
+        Every tile lies within this many cells of where the map puts it.
+    least_spread : float
+        The cells spread at least this much across their main line (:func:`vision.geometry.spread`):
+        along one row of tiles the scale across it is not measured.
+
+    Returns
+    -------
+    ndarray, shape (3, 3), or None
+        None with fewer than three tiles, tiles on one line, a tile further than ``within``, or a map
+        that turns a cell inside out.
+    """
+    src = np.asarray(cells, np.float64)
+    dst = np.asarray(centres, np.float64)
+    if src.shape != dst.shape or src.ndim != 2 or src.shape[1:] != (2,):
+        raise ValueError(f"cells and centres must both be (N, 2), got {src.shape} and {dst.shape}")
+    wide = spread(src)
+    if len(src) < 3 or wide < least_spread:
+        return None
+    if len(src) >= 4 and wide >= 1.0:
+        fitted = fit_homography(src, dst, spanning=True)
+    else:
+        coef, *_ = np.linalg.lstsq(np.column_stack([src, np.ones(len(src))]), dst, rcond=None)
+        fitted = np.vstack([coef.T, [0.0, 0.0, 1.0]])
+    axes = local_axes(fitted, src)
+    if (np.linalg.det(axes) * np.linalg.det(local_axes(grid, src)) <= 0).any():
+        return None
+    if (cells_off(dst, apply_homography(fitted, src), axes) > within).any():
+        return None
+    return np.asarray(fitted)

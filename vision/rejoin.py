@@ -109,7 +109,7 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
         rest = blobs.take(left)
         alone = fit_lattice(rest.centres, rest.extents, join=False)
         left[np.flatnonzero(left)[alone.placed]] = False
-        part = occupied(located.work, located.scale, rest, alone)
+        part = occupied(located.work, located.scale, rest, alone, refit=False)
         if part is None:
             continue
         part = part.take(~seen(part.centres, np.array(side.centres), pitch))  # probes find read tiles again

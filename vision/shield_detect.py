@@ -32,9 +32,9 @@ import numpy as np
 
 from table import tileset
 from vision.detect import Blobs, lit_mask, strength
-from vision.geometry import local_axes
+from vision.geometry import apply_homography, cells_off, local_axes, similarity
 from vision.patches import cut_patches
-from vision.shields import field_colour, outline_misfit, shield_outline, view_shields
+from vision.shields import MISFIT, field_colour, outline_misfit, shield_outline, view_shields
 
 #: Depths tried, as fractions of the lit mask's shorter side (a tile is 1/30 to 1/4 of a frame's shorter
 #: side at the working scales the reader uses), in steps of a quarter.
@@ -208,19 +208,41 @@ def _label_at(labels: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def truer_axes(
-    work: np.ndarray, centres: np.ndarray, cells: np.ndarray, grid: np.ndarray, cut: np.ndarray
+    work: np.ndarray,
+    centres: np.ndarray,
+    cells: np.ndarray,
+    grid: np.ndarray,
+    cut: np.ndarray,
+    *,
+    within: float,
 ) -> np.ndarray:
     """Of the homographies ``grid`` and ``cut`` (3, 3; :func:`vision.geometry.foreshortened`), the one in
     whose axes the Herkle shields at ``centres`` (N, 2) on ``cells`` (N, 2) fit the shield's outline
     better (the median of :func:`vision.shields.outline_misfit` over the shields seen). A homography
     through a narrow layout measures the camera's foreshortening, or takes a row bent by drift for it:
-    the shields, all of one known form, tell which."""
+    the shields, all of one known form, tell which. Where they fit neither (a median misfit above
+    :data:`vision.shields.MISFIT`: a homography through a few shields can stretch the cells along one
+    axis), the similarity through the shields is taken if they fit it better, and it puts every shield
+    ``within`` cells of its centre and turns no cell inside out."""
+    tried = [grid] if cut is grid else [grid, cut]
+    misfit = [_misfit(work, centres, cells, h) for h in tried]
+    if min(misfit) > MISFIT:
+        where = cells.astype(np.float64)
+        flat = similarity(where, centres)
+        axes = local_axes(flat, where)
+        if (np.linalg.det(axes) * np.linalg.det(local_axes(grid, where)) > 0).all() and (
+            cells_off(centres, apply_homography(flat, where), axes) <= within
+        ).all():
+            tried.append(flat)
+            misfit.append(_misfit(work, centres, cells, flat))
+    return tried[int(np.argmin(misfit))]
+
+
+def _misfit(work: np.ndarray, centres: np.ndarray, cells: np.ndarray, h: np.ndarray) -> float:
+    """The median :func:`vision.shields.outline_misfit` of the shields at ``centres`` (N, 2) on ``cells``
+    (N, 2), cut in the axes of the homography ``h`` (inf where none is seen)."""
     outline = shield_outline(tileset("herkle"))
-    where = cells.astype(np.float64)
-    misfit = []
-    for h in (grid, cut):
-        patches = cut_patches(work, centres, local_axes(h, where))
-        view = view_shields(patches, field_colour(patches), outline=outline)
-        shown = view.outline.reshape(len(patches), -1).any(axis=1)
-        misfit.append(np.median(outline_misfit(view.outline[shown], outline)) if shown.any() else np.inf)
-    return cut if misfit[1] < misfit[0] else grid
+    patches = cut_patches(work, centres, local_axes(h, cells.astype(np.float64)))
+    view = view_shields(patches, field_colour(patches), outline=outline)
+    shown = view.outline.reshape(len(patches), -1).any(axis=1)
+    return float(np.median(outline_misfit(view.outline[shown], outline))) if shown.any() else np.inf

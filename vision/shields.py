@@ -109,6 +109,9 @@ class ShieldView:
     rise : ndarray, shape (N,)
         The ordinary's brightest channel above the body's (the patch's dark edge), over the field's above
         it: near 0 for black paint (the body's own black), 1 for the field's grey.
+    falloff : ndarray, shape (N,)
+        The shield's field's brightest channel over the frame's field's: how far the light falls off (or
+        rises) where the shield lies (see :func:`_local_field`).
     silhouette : ndarray, shape (N, SIZE, SIZE), float32
         The ordinary (1) on the field (:data:`FIELD_WEIGHT`), centred on the shield and scaled to it.
     outline : ndarray, shape (N, SIZE, SIZE), float32
@@ -131,6 +134,7 @@ class ShieldView:
     saturation: np.ndarray
     chroma: np.ndarray
     rise: np.ndarray
+    falloff: np.ndarray
     silhouette: np.ndarray
     outline: np.ndarray
     ringed: np.ndarray
@@ -200,6 +204,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         np.zeros(n),
         np.zeros(n),
         np.zeros(n),
+        np.ones(n),
         np.zeros((n, SIZE, SIZE), np.float32),
         np.zeros((n, SIZE, SIZE), np.float32),
         np.zeros(n),
@@ -213,6 +218,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     for i in range(n):
         local[i] = _local_field(x[i][core], np.asarray(field, np.float32))
         bright = max(float(local[i].max()), 1.0)
+        view.falloff[i] = bright / max(float(np.max(field)), 1.0)
         lit = (light[i] > body[i] + LIT * (bright - body[i])) & (window > 0)
         faces[i] = light[i] > body[i] + LIT / 2 * (bright - body[i])
         # opened by a 2×2 square: eroded at its top-left corner, dilated at its bottom-right (OpenCV's

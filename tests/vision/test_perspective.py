@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.geometry import apply_homography
-from vision.perspective import Perspective, estimate_perspective
+from vision.geometry import apply_homography, local_axes, similarity
+from vision.perspective import Perspective, estimate_perspective, foreshortening
 
 
 def _seen(cells: np.ndarray, g: tuple[float, float]) -> np.ndarray:
@@ -64,3 +64,60 @@ def test_bad_input_is_named() -> None:
 def test_the_middle_stays_put() -> None:
     tilt = Perspective(np.array([100.0, 200.0]), np.array([0.001, 0.002]))
     assert np.allclose(tilt.flatten(np.array([[100.0, 200.0]])), [[100.0, 200.0]])
+
+
+#: A table seen foreshortened by cos 35° along rows, turned 20°, 40 px a cell.
+_TURN = np.radians(20.0)
+_SEEN = (
+    40.0
+    * np.array([[np.cos(_TURN), -np.sin(_TURN)], [np.sin(_TURN), np.cos(_TURN)]])
+    @ np.diag([np.cos(np.radians(35.0)), 1.0])
+)
+
+
+def _affine_view(cells: np.ndarray) -> np.ndarray:
+    return np.asarray(cells @ _SEEN.T + np.array([300.0, 200.0]))
+
+
+def test_an_affine_map_through_a_few_tiles_measures_the_foreshortening() -> None:
+    cells = np.array([(0, 0), (0, 1), (1, 1), (1, 2), (0, 2)], np.float64)
+    centres = _affine_view(cells)
+    grid = similarity(cells, centres)  # what the grid of so few tiles is: one scale both ways
+    found = foreshortening(grid, cells, centres, within=0.25)
+    assert found is not None
+    assert np.allclose(local_axes(found, cells), _SEEN.T[None], atol=1e-9)
+    # the similarity's axes are stretched against the true ones
+    s = np.linalg.svd(np.linalg.solve(_SEEN, local_axes(grid, cells)[0].T), compute_uv=False)
+    assert s[0] / s[1] > 1.15
+
+
+def test_tiles_on_one_line_or_a_homographys_worth_give_no_affine_map() -> None:
+    row = np.array([(0, c) for c in range(5)], np.float64)
+    assert foreshortening(similarity(row, _affine_view(row)), row, _affine_view(row), within=0.25) is None
+    two = row[:2]
+    assert foreshortening(similarity(two, _affine_view(two)), two, _affine_view(two), within=0.25) is None
+
+
+def test_four_tiles_spread_a_cell_give_a_homography_through_them() -> None:
+    cells = np.array([(0, 0), (0, 2), (2, 0), (2, 2), (1, 1)], np.float64)
+    pts = _seen(cells, (0.002, 0.0))
+    found = foreshortening(similarity(cells, pts), cells, pts, within=0.25)
+    assert found is not None
+    assert np.allclose(apply_homography(found, cells), pts, atol=1e-6)
+
+
+def test_an_affine_map_must_hold_its_tiles_and_keep_the_grids_hand() -> None:
+    cells = np.array([(0, 0), (0, 1), (1, 1), (1, 2)], np.float64)
+    centres = _affine_view(cells)
+    mirrored = similarity(cells, centres) @ np.diag([1.0, -1.0, 1.0])
+    assert foreshortening(mirrored, cells, centres, within=0.25) is None
+    block = np.array([(r, c) for r in range(2) for c in range(4)], np.float64)
+    pushed = _affine_view(block)
+    pushed[5] += 0.7 * 40.0  # a tile two thirds of a cell off the grid of the others
+    assert foreshortening(similarity(block, pushed), block, pushed, within=0.25) is None
+    assert foreshortening(similarity(block, pushed), block, _affine_view(block), within=0.25) is not None
+
+
+def test_foreshortening_names_bad_input() -> None:
+    with pytest.raises(ValueError, match="cells and centres"):
+        foreshortening(np.eye(3), np.zeros((3, 2)), np.zeros((4, 2)), within=0.25)

@@ -211,6 +211,8 @@ def test_a_shield_in_a_light_falloffs_light_takes_its_own_field_not_an_edges_ble
     assert seen.found.all()
     own = view_shields(lit, field_colour(lit), outline=shield_outline(HERKLE))
     assert np.allclose(seen.paint, own.paint, atol=6)
+    # how much brighter each shield's field is than the frame's: the light's rise where it lies
+    assert np.allclose(seen.falloff / own.falloff, 1.35, atol=0.03), seen.falloff / own.falloff
     assert np.abs(seen.silhouette - own.silhouette).max() < 0.1
 
 
