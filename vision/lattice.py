@@ -7,7 +7,8 @@ cell from an already placed neighbour, rounding the step between them in the nei
 :mod:`vision.spanning_tree`). Separate groups are then joined where the placed points put them, and only
 where that is clear (:mod:`vision.shifts`); one homography through all the points finally predicts where
 the empty cells are. Under a steep camera the grid is also fitted with the perspective taken out of the
-points (:mod:`vision.perspective`), and kept where more points fit it.
+points (:mod:`vision.perspective`), and kept where more points fit it; where no steep camera is seen, it
+is also fitted with the trees' local bases kept square (drifting rows shear a refitted basis), kept alike.
 
 The lattice's orientation comes from the directions between neighbouring candidates (modulo a quarter
 turn) and its pitch from their spacing; neither is a constant. Points are ``(row, col)`` pixels, cells
@@ -139,19 +140,37 @@ def fit_lattice(
         if not dropped[i]:
             dropped |= close[i] & (extents <= extents[i])
     d[dropped, :] = d[:, dropped] = np.inf
-    plain = _fitted(pts, d, dropped, diagonal=diagonal, join=join)
+    # the grid grown with local bases that follow the points wins, unless another fits more points and no
+    # smaller a share of the points it places: under a steep camera the grid fitted on the points with the
+    # perspective taken out, then that one with bases kept square; else the grid with bases kept square
+    # (drifting rows shear a refitted basis step by step until a whole part is placed on diagonal cells,
+    # while a cell is seen as a square turned and scaled, where no steep camera foreshortens it). Where
+    # every usable point fits, none can win, and the others are not fitted.
+    best = _fitted(pts, d, dropped, diagonal=diagonal, join=join)
+    usable = int((~dropped).sum())
+    if _fitting(best, pts) == usable:
+        return best
     tilt = estimate_perspective(pts, d.min(axis=1))
     if tilt is None:
-        return plain
-    # the grid fitted on the points with the camera's perspective taken out wins where more points fit it,
-    # and no smaller a share of the points it places
+        return _better(best, _fitted(pts, d, dropped, diagonal=diagonal, join=join, square=True), pts)
     flat = tilt.flatten(pts)
     e = _distances(flat)
     e[dropped, :] = e[:, dropped] = np.inf
-    rectified = _fitted(flat, e, dropped, diagonal=diagonal, join=join, back=tilt.to_image())
-    a, b = _fitting(plain, pts), _fitting(rectified, pts)
-    better = b > a and b * plain.placed.sum() >= a * rectified.placed.sum()
-    return rectified if better else plain
+    for square in (False, True):
+        if _fitting(best, pts) < usable:
+            rectified = _fitted(
+                flat, e, dropped, diagonal=diagonal, join=join, back=tilt.to_image(), square=square
+            )
+            best = _better(best, rectified, pts)
+    return best
+
+
+def _better(lattice: Lattice, other: Lattice, pts: np.ndarray) -> Lattice:
+    """``other`` where more of the points ``pts`` fit its one homography than ``lattice``'s, and no smaller
+    a share of the points it places (a grid with wrong steps places many points that no one homography
+    fits); else ``lattice``."""
+    a, b = _fitting(lattice, pts), _fitting(other, pts)
+    return other if b > a and b * lattice.placed.sum() >= a * other.placed.sum() else lattice
 
 
 def _distances(pts: np.ndarray) -> np.ndarray:
@@ -176,9 +195,11 @@ def _fitted(
     diagonal: bool,
     join: bool,
     back: np.ndarray | None = None,
+    square: bool = False,
 ) -> Lattice:
     """The grid through ``pts`` (distances ``d``, without the ``dropped`` fragments); ``back`` takes
-    ``pts`` to the image when they are not in it."""
+    ``pts`` to the image when they are not in it; ``square``: the trees' local bases kept square
+    (:func:`~vision.spanning_tree.grow`)."""
     pairs = _Pairs.of(d)
     theta, pitch = _orientation(pts, d, pairs)
     if diagonal:
@@ -188,10 +209,10 @@ def _fitted(
     # the close pairs the trees step along and the groups are made of, listed once for every group
     near = _neighbours(d, d < 2.3 * pitch)
     root = _largest_group_root(pts, d, pitch, ~dropped, near)
-    cells, placed = grow(pts, d, theta, pitch, ~dropped, near, root)
+    cells, placed = grow(pts, d, theta, pitch, ~dropped, near, root, square=square)
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
     if join:
-        cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped, near, maps)
+        cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped, near, maps, square=square)
     # the last group's prediction may have been fitted through exactly these points
     fitted = maps.get(int(placed.sum()))
     if fitted is not None:
@@ -314,6 +335,8 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     usable: np.ndarray,
     neighbours: Near,
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None],
+    *,
+    square: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Give the points of other groups cells, nearest group first, each grown from its own root and
     shifted (:func:`near_shift`) to agree with where the groups placed so far put it (:func:`_predict`,
@@ -333,7 +356,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         start = int(np.searchsorted(group, j))
         root = None if far else start
         sub = (pts[group], d[np.ix_(group, group)], theta, pitch, usable[group], _within(neighbours, group))
-        sub_cells, sub_placed = grow(*sub, root)
+        sub_cells, sub_placed = grow(*sub, root, square=square)
         mine = sub_cells[sub_placed]
         frac = _predict(pts, cells, placed, group[sub_placed], pitch, maps) - mine
         # across a wide gap (a hand between two parts of the layout) the map is extrapolated far: the

@@ -38,6 +38,8 @@ def grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
     usable: np.ndarray,
     neighbours: Near,
     root: int | None = None,
+    *,
+    square: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cells by a spanning tree over the close pairs ``neighbours`` (:data:`Near`: those closer than 2.3
     pitches), grown from ``root`` (default: the best-connected point).
@@ -48,6 +50,12 @@ def grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
     when it first places another (to the neighbours placed when it was placed): many never do. The
     tree's state is kept in Python lists (a few dozen points: NumPy's per-call cost would dominate); the
     products whose rounding matters stay NumPy's (:class:`_Basis`).
+
+    ``square``: each refitted basis is replaced by the nearest similarity (a cell seen as a square, turned
+    and scaled). A tile's face is a square, but rows pushed askew of each other shear the steps to the
+    neighbours, and a basis refitted to them passes its shear on, a fifth at a time, until a whole part
+    of the layout is placed on diagonal cells (rendered Cubes frame 194 of seed 31: bases stretched 1.3 to
+    1.7 at a camera tilted 8°).
     """
     n = len(pts)
     if root is None:
@@ -76,7 +84,7 @@ def grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
         if parent is None:
             fit = fits[i]
             assert fit is not None
-            parent = bases[i] = _local_basis(xy, cells, fit[0], i, fit[1])
+            parent = bases[i] = _local_basis(xy, cells, fit[0], i, fit[1], square=square)
         fr, fc = parent.solve(xy[j][0] - xy[i][0], xy[j][1] - xy[i][1])
         sr, sc = round(fr), round(fc)  # to even, as np.round
         if max(abs(fr - sr), abs(fc - sc)) > OFF_GRID:
@@ -197,7 +205,7 @@ def _solve(m: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def _local_basis(
-    xy: list[list[float]], cells: list[tuple[int, int]], k: list[int], j: int, parent: _Basis
+    xy: list[list[float]], cells: list[tuple[int, int]], k: list[int], j: int, parent: _Basis, *, square: bool
 ) -> _Basis:
     """The basis at point ``j`` fitted to the steps to its placed neighbours ``k`` (least squares), or
     its parent's when they do not span both axes; kept only when it agrees with the parent's within a
@@ -219,6 +227,10 @@ def _local_basis(
     det = fa * fe - fb * fb
     (p, q), (u, v) = (np.array([[fe, -fb], [-fb, fa]]) @ (np.array(dc, np.float64).T @ di)).tolist()
     new = [p / det, u / det, q / det, v / det]  # the fitted basis is the solution transposed
+    if square:
+        # the nearest similarity: a cell seen as a square turned and scaled (no shear, no stretch)
+        p, q = (new[0] + new[3]) / 2, (new[1] - new[2]) / 2
+        new = [p, q, -q, p]
     o = parent.flat
     change = max(abs(new[0] - o[0]), abs(new[1] - o[1]), abs(new[2] - o[2]), abs(new[3] - o[3]))
     return _Basis(new) if change / max(abs(o[0]), abs(o[1]), abs(o[2]), abs(o[3])) < 0.2 else parent
