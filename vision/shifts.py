@@ -61,7 +61,7 @@ def near_shift(frac: np.ndarray, cells: np.ndarray, taken: set[tuple[int, int]])
             moved = {(int(r + dr), int(c + dc)) for r, c in cells}
             if not moved & taken:
                 good.append(shift)
-                if any((r + a, c + b) in taken for r, c in moved for a, b in _SIDES):
+                if _touching(moved, taken):
                     touching.append(shift)
     if len(touching) == 1:
         return touching[0]
@@ -72,6 +72,11 @@ def near_shift(frac: np.ndarray, cells: np.ndarray, taken: set[tuple[int, int]])
 
 
 _SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+def _touching(cells: set[tuple[int, int]], taken: set[tuple[int, int]]) -> bool:
+    """Whether any of ``cells`` shares a side with a ``taken`` one."""
+    return any((r + a, c + b) in taken for r, c in cells for a, b in _SIDES)
 
 
 def rigid_shift(
@@ -91,9 +96,10 @@ def rigid_shift(
     beyond RIGID_FIT, among all the points or among the group's own (the placed points' own scatter, rows
     drifting across a wide layout, is the same at every shift and can hide how much worse another shift
     puts the group). A group that no shift fits clearly is kept at the prediction when it falls within
-    FAR_OFF_GRID of a whole shift and no other shift both fits (no point RIGID_OTHER off) and fits better,
-    all the points or the group's own: the grid through everything would contradict the map. Without
-    ``fallback`` (a group of one or two tiles, which may fit some shift by chance) only a clear fit joins.
+    FAR_OFF_GRID of a whole shift, fits the group's own points there (none RIGID_OTHER off) and no other
+    shift both fits (no point RIGID_OTHER off) and fits better, all the points or the group's own: the grid
+    through everything would contradict the map. Without ``fallback`` (a group of one or two tiles, which
+    may fit some shift by chance) only a clear fit joins.
 
     Where no shift is clear by its largest misfit, the likeliest joins when every point lies within
     RIGID_FIT of its cell there and every other shift is at most 1/ODDS as likely (:func:`_likeliest`),
@@ -124,7 +130,11 @@ def rigid_shift(
         if k != here and every[k] < RIGID_OTHER and (every[k] < every[here] or own[k] < own[here])
     ]
     off = median(frac) - middle
-    return np.asarray(middle, np.int64) if np.abs(off).max() <= FAR_OFF_GRID and not rivals else None
+    # the prediction must itself fit the group's own points (the placed points' scatter is the same at every
+    # shift): where it leaves one of them RIGID_OTHER off its cell, the map extrapolated across the gap is
+    # a guess
+    fits = own[here] < RIGID_OTHER
+    return np.asarray(middle, np.int64) if fits and np.abs(off).max() <= FAR_OFF_GRID and not rivals else None
 
 
 def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
@@ -141,8 +151,10 @@ def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
     RIGID_OTHER off its cell); then that one where it is the only candidate, both among the shifts around
     ``offset`` and among those around itself, and ``offset`` leaves a point twice as far off as it does (as
     :func:`rigid_shift` tells a clear fit), under the homography and under an affine map alike; else None.
-    Where no shift is a candidate, ``offset`` stands unless another fits clearly better (with at most DOUBT
-    of its misfit): the group's place is then in doubt, and it is left for the rules of the game
+    Where ``offset`` fits best but leaves the group apart from the placed tiles while another candidate,
+    not clearly worse, would join it to them (:func:`_joined_elsewhere`), None. Where no shift is a
+    candidate, ``offset`` stands unless another fits clearly better (with at most DOUBT of its misfit): the
+    group's place is then in doubt, and it is left for the rules of the game
     (:mod:`vision.rejoin`).
 
     The map extrapolated from the placed points (under a steep camera, from a small part of the layout;
@@ -154,18 +166,41 @@ def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
     local = (pts[nearest], cells[nearest], group_pts, group_cells)
     fitting, mine, best = _candidates(*local, offset, taken)
     if best >= mine:
-        return np.asarray(offset, np.int64)
+        # the prediction fits best; but where it leaves the group apart from the placed tiles and another
+        # shift, not clearly worse, would join it to them (every tile of a game joins the others), the
+        # group's place is a guess
+        return (
+            None
+            if _joined_elsewhere(group_cells + offset, fitting, mine, taken)
+            else np.asarray(offset, np.int64)
+        )
     if best >= RIGID_OTHER:
         # no shift fits well (drifting rows, a seam): the prediction stands unless another fits clearly better
         return np.asarray(offset, np.int64) if best > DOUBT * mine else None
     if len(fitting) != 1 or mine < 2 * best:
         return None
-    shift = np.asarray(offset + np.array(fitting[0]), np.int64)
-    if _candidates(*local, shift, taken)[0] != [(0, 0)]:
+    shift = np.asarray(offset + np.array(next(iter(fitting))), np.int64)
+    if list(_candidates(*local, shift, taken)[0]) != [(0, 0)]:
         return None
     # a homography may bend its perspective to take a few points a cell off; over the small area of the
     # group and its neighbours an affine map must tell the two shifts apart as clearly
     return shift if _affine_misfit(*local, offset) >= 2 * _affine_misfit(*local, shift) else None
+
+
+def _joined_elsewhere(
+    cells: np.ndarray, fitting: dict[tuple[int, int], float], mine: float, taken: set[tuple[int, int]]
+) -> bool:
+    """Whether a group at ``cells`` (its predicted shift, misfit ``mine``) touches no ``taken`` cell while
+    another of the ``fitting`` steps (each with its misfit) would make it touch one and fits not clearly
+    worse: less than twice as far off, or within RIGID_FIT (as :func:`rigid_shift` tells a clear fit)."""
+    moved = {(int(r), int(c)) for r, c in cells}
+    if _touching(moved, taken):
+        return False
+    return any(
+        misfit < max(RIGID_FIT, 2 * mine) and _touching({(r + dr, c + dc) for r, c in moved}, taken)
+        for (dr, dc), misfit in fitting.items()
+        if (dr, dc) != (0, 0)
+    )
 
 
 def _candidates(  # noqa: PLR0917 (the join's state, passed along as it is)
@@ -175,16 +210,16 @@ def _candidates(  # noqa: PLR0917 (the join's state, passed along as it is)
     group_cells: np.ndarray,
     offset: np.ndarray,
     taken: set[tuple[int, int]],
-) -> tuple[list[tuple[int, int]], float, float]:
+) -> tuple[dict[tuple[int, int], float], float, float]:
     """Of ``offset`` and the eight shifts next to it that land on no taken cell, the steps from ``offset``
-    that fit the group and the placed points ``pts`` (no point RIGID_OTHER off its cell), the misfit at
-    ``offset`` (inf where it lands on a taken cell) and the least misfit."""
+    that fit the group and the placed points ``pts`` (no point RIGID_OTHER off its cell) with their misfits,
+    the misfit at ``offset`` (inf where it lands on a taken cell) and the least misfit."""
     moved = (np.asarray(group_cells, np.int64) + offset).tolist()
     steps = [(dr, dc) for dr, dc in _STEPS if not any((r + dr, c + dc) in taken for r, c in moved)]
     options = [offset + np.array(step) for step in steps]
     misfits = _local_misfits(pts, cells, group_pts, group_cells, options)
     mine = misfits[steps.index((0, 0))] if (0, 0) in steps else np.inf
-    fitting = [step for step, m in zip(steps, misfits, strict=True) if m < RIGID_OTHER]
+    fitting = {step: m for step, m in zip(steps, misfits, strict=True) if m < RIGID_OTHER}
     return fitting, mine, min(misfits, default=np.inf)
 
 

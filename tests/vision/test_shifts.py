@@ -56,6 +56,23 @@ def test_a_group_two_shifts_fit_about_equally_is_left_out(offset: float) -> None
     assert checked_shift(*args, np.array([0, 7]), taken) is None
 
 
+@pytest.mark.parametrize(("rows", "joined"), [(4.55, None), (5.0, [5, 0])])
+def test_a_group_left_apart_is_left_out_where_a_shift_as_good_joins_it(
+    rows: float, joined: list[int] | None
+) -> None:
+    # a 2×3 group below a placed 4×4 block (rows 0-3), ``rows`` rows down: at its predicted shift (row 5) it
+    # leaves row 4 empty between them; at row 4 it would touch the block
+    block: list[tuple[float, float]] = [(r, c) for r in range(4) for c in range(4)]
+    group: list[tuple[float, float]] = [(r + rows, c) for r in range(2) for c in range(3)]
+    pts = _points(block + group, angle=6.0, pitch=40.0, skew=0.0005)
+    own = np.array([(r, c) for r in range(2) for c in range(3)])
+    args = (pts[: len(block)], np.array(block), pts[len(block) :], own)
+    taken = {(int(r), int(c)) for r, c in block}
+    # more than half a row down, row 5 fits best, but row 4 not clearly worse (a tie the homography decides
+    # by a few hundredths of a cell): the group is left out; a whole empty row between it stays at row 5
+    assert _listed(checked_shift(*args, np.array([5, 0]), taken)) == joined
+
+
 def test_a_group_near_a_whole_shift_takes_it() -> None:
     frac = np.array([[0.1, 3.05], [-0.05, 2.9], [0.0, 3.1]])
     own = np.array([[0, 0], [0, 1], [1, 0]])
@@ -183,3 +200,17 @@ def test_a_group_in_doubt_is_left_for_the_rules_to_place(monkeypatch: pytest.Mon
     kept_right, kept_silent = score()
     assert right >= kept_right + 20, (right, kept_right)
     assert silent <= kept_silent
+
+
+@pytest.mark.parametrize("push", [0.4, 0.5])
+def test_a_far_group_no_shift_fits_is_not_kept_at_the_prediction(push: float) -> None:
+    # a column of four tiles beyond drifting rows, its middle two pushed ``push`` of a cell askew in
+    # opposite directions: every shift leaves one of the group's points more than RIGID_OTHER off, the
+    # predicted one too. The map puts the group a tenth of a cell from a whole shift, but a group that
+    # shares no grid with the placed tiles is left out rather than placed where the map extrapolates it
+    pts, cells, group_pts, group_cells = _far_group(0.14, [(0, 0), (1, 0), (2, 0), (3, 0)], (1, 8))
+    group_pts = group_pts.copy()
+    group_pts[1, 1] += push * 40.0
+    group_pts[2, 1] -= push * 40.0
+    frac = np.array([1.1, 8.1]) + np.zeros((4, 2))
+    assert rigid_shift(pts, cells, group_pts, group_cells, frac, one_grid=False) is None
