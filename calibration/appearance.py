@@ -51,7 +51,7 @@ from table.register import register
 from vision.classify import name_shapes
 from vision.features import Measurements
 from vision.learning import learn_prototypes
-from vision.occupied import MIN_CONTRAST
+from vision.paint_checks import MIN_CONTRAST
 from vision.pi_camera import CameraSettings
 from vision.prototypes import Prototypes, default_prototypes
 from vision.reader import MAX_FIT, MIN_CONFIDENCE, locate, measure_tiles, read_table

@@ -14,10 +14,11 @@ no dark frame (under a steep camera the patch reaches past the tile's body onto 
 paint is pure (:func:`_unframed`). A narrow layout whose detected tiles were too few for its foreshortened
 axes is cut again in them once the probes have found enough, and a layout too small for them in the affine
 map through its tiles (:func:`_recut`).
-On Herkle's tiles a probe also takes a whole shield of the frame's form (:func:`_whole_shields`): with a
-black ordinary on it (no paint of such a tile stands out from its body), or a lit one ringed by the body
-(the paint's rim test does not fit a shield that fills its face; faint paint where the shield is lit as
-its neighbours are); a probe cut off its tile looks again centred on the shield it saw. Herkle's patches
+On Herkle's tiles a probe also takes a whole shield of the frame's form
+(:func:`vision.shield_probes.whole_shields`): with a black ordinary on it (no paint of such a tile stands
+out from its body), or a lit one ringed by the body (the paint's rim test does not fit a shield that fills
+its face; faint paint where the shield is lit as its neighbours are); a probe cut off its tile looks again
+centred on the shield it saw (:func:`_with_shields`). Herkle's patches
 are cut in a narrow layout's foreshortened axes (:func:`vision.geometry.foreshortened`) where its shields
 fit their known outline better there (:func:`vision.shield_detect.truer_axes`; in the similarity through
 them where they fit neither the grid's axes nor those), and its probes then also look where that map puts
@@ -32,26 +33,19 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from table import tileset as edition
 from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, measure, presence
 from vision.geometry import cells_off, foreshortened, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.outline import asymmetry
-from vision.paint_checks import pure, table_colour, unlike, whole
+from vision.paint_checks import FAINT, MIN_CONTRAST, pure, table_colour, unlike, whole
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
 from vision.perspective import foreshortening
 from vision.shield_detect import truer_axes
-from vision.shields import RING_DARK, black, field_colour, shield_outline, view_shields
+from vision.shield_probes import Shields, whole_shields
+from vision.shields import field_colour
 
-#: A patch whose paint stands out less than this from its body holds no tile...
-MIN_CONTRAST = 0.7
-#: ...unless its paint stands out more than this, shows a whole symbol and is not the table's colour, in a
-#: frame whose grid holds its tiles (:func:`_held`). Between the two, on the rendered classic and
-#: colour-blind sets, 64 of the 65 empty cells that pass every other test show the table's colour (a hole
-#: in the layout ringed by the neighbours' bodies), and 53 of the 56 tiles show paint of another colour.
-FAINT = 0.6
 #: How many times the cells next to the tiles found so far are probed for tiles the detector missed (a
 #: row of missed tiles is found one cell further each time; it stops early when nothing new shows).
 PROBE_ROUNDS = 8
@@ -59,27 +53,9 @@ PROBE_ROUNDS = 8
 LOOKS = 2
 #: A probe's symbol lies within this many cells of where its cell was predicted.
 RECENTRE = 0.4
-#: Herkle: a probe's shield whose paint is faint (FAINT to MIN_CONTRAST) is lit within a factor of
-#: e^LIGHT_STEP of the detector's shields within NEIGHBOURS cells of it (see :func:`_in_its_light`; on the
-#: rendered set, seed 31, nine in ten of the 215 such tiles lie within 0.14, while the 8 holes in the
-#: layout that pass for such shields, a pale part of the table taken for their field, lie 0.22-0.46 above).
-LIGHT_STEP = 0.15
-NEIGHBOURS = 1.5
 #: Candidates standing apart are evidence only where the tiles around a probe lie within this many cells
 #: of where the grid puts them (a group joined a cell off, or a grid bent out of true, is not extended).
 STEADY = 0.25
-
-
-@dataclass(frozen=True)
-class Shields:
-    """Herkle: what a probe compares a cell's shield with, from the tiles the detector found: their
-    field colour (3,) BGR (:func:`vision.shields.field_colour`), their patches (N, S, S, 3), which
-    give the frame's shield size, and their centres (N, 2) in the working copy, where the light on each
-    is known."""
-
-    field: np.ndarray
-    patches: np.ndarray
-    centres: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -95,7 +71,7 @@ class Located:
     measured: Measurements
     apart: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))  # (K, 2) work pixels, Blobs.apart
     #: Herkle: the shields of the tiles the detector found (probes then also take whole shields,
-    #: :func:`_whole_shields`); None for the other editions.
+    #: :func:`vision.shield_probes.whole_shields`); None for the other editions.
     shields: Shields | None = None
 
     def take(self, keep: np.ndarray) -> Located:
@@ -119,10 +95,10 @@ def occupied(
     refit: bool = True,
 ) -> Located | None:
     """Measure the cells of the placed candidates, then look for missed tiles next to them (``tileset``
-    "herkle": whole shields too, see :func:`_whole_shields`). ``refit``: where the grid is a similarity,
-    cut the patches again in the map through the tiles found (:func:`_recut`); a group the grid left
-    out, read on its own (:mod:`vision.rejoin`), lies across a seam the grid could not resolve, and a
-    map through a few of its tiles takes a tile a cell off for foreshortening."""
+    "herkle": whole shields too, see :func:`vision.shield_probes.whole_shields`). ``refit``: where the
+    grid is a similarity, cut the patches again in the map through the tiles found (:func:`_recut`); a
+    group the grid left out, read on its own (:mod:`vision.rejoin`), lies across a seam the grid could not
+    resolve, and a map through a few of its tiles takes a tile a cell off for foreshortening."""
     cells = lattice.cells[lattice.placed]
     centres = blobs.centres[lattice.placed]
     cut = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=STEADY)
@@ -393,16 +369,17 @@ def _with_shields(
     *,
     table: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None]:
-    """:func:`look`'s answer ``seen`` with the Herkle tiles it refused that :func:`_whole_shields` takes
-    (``table``: the table's colour (3,) BGR, or None), at their predicted centres (N, 2) or, where the
-    shield seen there is off its cell's middle, centred on it (within RECENTRE cells)."""
+    """:func:`look`'s answer ``seen`` with the Herkle tiles it refused that
+    :func:`vision.shield_probes.whole_shields` takes (``table``: the table's colour (3,) BGR, or None), at
+    their predicted centres (N, 2) or, where the shield seen there is off its cell's middle, centred on it
+    (within RECENTRE cells)."""
     rows, where, cut, m = seen
     rest = np.setdiff1d(np.arange(len(predicted)), rows)
     if len(rest) == 0:
         return seen
     guess = predicted[rest].copy()
     patches = _cut(work, guess, axes[rest])
-    taken, centre = _whole_shields(patches, shields, table, guess, axes[rest])
+    taken, centre = whole_shields(patches, shields, table, guess, axes[rest])
     # a probe cut off its tile sees its shield off the middle, so not whole: look again centred on it (up
     # to LOOKS times: a shield cut by the patch's edge shows only part of its offset)
     for _ in range(LOOKS):
@@ -411,7 +388,7 @@ def _with_shields(
             break
         guess[again] += np.einsum("nk,nkd->nd", centre[again], axes[rest[again]])
         patches[again] = _cut(work, guess[again], axes[rest[again]])
-        taken[again], centre[again] = _whole_shields(
+        taken[again], centre[again] = whole_shields(
             patches[again], shields, table, guess[again], axes[rest[again]]
         )
         far = ~_near(guess, predicted[rest], axes[rest], RECENTRE)
@@ -426,64 +403,6 @@ def _with_shields(
         np.concatenate([cut, patches[taken]]),
         extra if m is None else concat([m, extra]),
     )
-
-
-def _whole_shields(
-    patches: np.ndarray, shields: Shields, table: np.ndarray | None, centres: np.ndarray, axes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Which Herkle patches (N, S, S, 3), cut at ``centres`` (N, 2) in ``axes`` (N, 2, 2), a probe takes
-    although :func:`look` refused them, and where the shield seen in each lies (N, 2)
-    (:attr:`vision.shields.ShieldView.centre`, 0 where none was looked for). Every one holds a whole
-    shield of the frame's field colour, size and form in its middle (:func:`vision.shields.view_shields`,
-    seen with the ``shields`` the detector found, which set the size), and
-
-    - a black ordinary is on it (:func:`vision.shields.black`) and the patch's frame is dark: a black
-      ordinary is darker than the field it splits, so the paint seen is the grey field only, a symbol
-      too large and too faint for :func:`look`; or
-    - its paint stands out from the body as a tile's does, the shield is ringed by the body's dark rim
-      (:data:`vision.shields.RING_DARK`) and its ordinary is not the ``table``'s colour: the paint's
-      rim and frame tests ask for a dark ring around the paint and a dark frame, which on a shield
-      that fills its face lie on the body's thin rim and the table past it, while the table seen
-      through a hole in the layout is lit and ringed by the bodies around it just as a shield is
-      (None: no table colour, none taken so). Faint paint (FAINT to MIN_CONTRAST) is taken so only
-      where the shield is lit as the detector's shields around it are (:func:`_in_its_light`).
-    """
-    p = presence(patches)
-    framed = p.frame > 0.5
-    lit = (p.contrast > FAINT) & (p.reach < MAX_REACH)
-    taken = framed | lit
-    centre = np.zeros((len(patches), 2))
-    if not taken.any():
-        return taken, centre
-    known = len(shields.patches)
-    both = np.concatenate([shields.patches, patches[taken]])
-    view = view_shields(both, shields.field, outline=shield_outline(edition("herkle")))
-    own = slice(known, None)
-    centre[taken] = view.centre[own]
-    lit[taken] &= view.ringed[own] >= RING_DARK
-    lit[taken] &= unlike(view.paint[own], table) if table is not None else False
-    # faint paint is a tile only where its shield is lit as its neighbours are (a hole in the layout)
-    lit[taken] &= (p.contrast[taken] > MIN_CONTRAST) | _in_its_light(
-        view.falloff, shields, centres[taken], axes[taken]
-    )
-    taken[taken] = view.found[own] & ((black(view)[own] & framed[taken]) | lit[taken])
-    return np.asarray(taken), centre
-
-
-def _in_its_light(falloff: np.ndarray, shields: Shields, centres: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    """Which probes' shields (N,) are lit as the detector's shields around them: ``falloff`` (K + N,) the
-    shields' :attr:`vision.shields.ShieldView.falloff`, the K detector's first, ``centres`` (N, 2) and
-    ``axes`` (N, 2, 2) the probes'. The light falls off smoothly across the table, so a shield's field is
-    about as bright as its neighbours' (within a factor of e^LIGHT_STEP of the median of the detector's
-    shields within NEIGHBOURS cells, or the nearest one's), while a hole in the layout shows the table,
-    whose lighter part (a pale check of a cloth) passes for a field in a brighter light."""
-    known = len(shields.patches)
-    theirs = np.log(falloff[:known])
-    pitch = np.linalg.norm(axes, axis=2).mean(axis=1)
-    apart = np.linalg.norm(centres[:, None] - shields.centres[None], axis=2) / pitch[:, None]
-    near = (apart <= NEIGHBOURS) | (apart <= apart.min(axis=1, keepdims=True))
-    around = np.array([np.median(theirs[row]) for row in near])
-    return np.asarray(np.abs(np.log(falloff[known:]) - around) <= LIGHT_STEP)
 
 
 def _found(p: Presence, hinted: np.ndarray, least: float) -> np.ndarray:

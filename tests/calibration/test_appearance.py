@@ -332,7 +332,7 @@ def test_the_balance_kept_is_the_weakest_under_which_every_known_tile_stands_out
     # under none and the half power of the cast's gains every known tile is found, but one only by paint
     # as faint as vision.occupied.FAINT lets through; the 3/4 power, under which all stand out, is kept
     from vision.features import Measurements
-    from vision.occupied import FAINT, MIN_CONTRAST
+    from vision.paint_checks import FAINT, MIN_CONTRAST
 
     known = arrangement(CLASSIC)
     gains = np.array([2.0, 1.0, 0.5])
@@ -356,7 +356,7 @@ def test_a_balance_that_finds_a_few_more_tiles_by_chance_is_not_kept(monkeypatch
     # a stronger one that finds two tiles more than none (and loses one) is chance, and none is kept; a
     # stronger one that finds ten more is kept
     from vision.features import Measurements
-    from vision.occupied import MIN_CONTRAST
+    from vision.paint_checks import MIN_CONTRAST
 
     known = arrangement(CLASSIC)
     gains = np.array([2.0, 1.0, 0.5])

@@ -10,7 +10,7 @@ import pytest
 
 import vision.geometry
 from table import tileset
-from vision import occupied, read_table
+from vision import occupied, paint_checks, read_table, shield_probes
 from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import foreshortened, local_axes
@@ -99,7 +99,7 @@ def test_faint_symbols_on_light_wood_in_warm_light_are_read(monkeypatch: pytest.
     # warm light on light wood: some symbols stand out from their bodies by 0.6 to 0.7 only; their paint is
     # not the table's colour, and they are read
     faint = _read_light_wood((6, 28))
-    monkeypatch.setattr(occupied, "FAINT", occupied.MIN_CONTRAST)
+    monkeypatch.setattr(occupied, "FAINT", paint_checks.MIN_CONTRAST)
     strict = _read_light_wood((6, 28))
     assert faint[1] == strict[1] == 0
     assert faint[0] >= strict[0] + 4, (faint, strict)
@@ -131,7 +131,7 @@ def test_a_faint_candidate_is_a_tile_unless_its_paint_is_the_table_colour(
     middle = np.abs(found.centres - (140, 140)).max(axis=1) < 5
     assert middle.sum() == int(read) and len(found.cells) == 8 + int(read)
     if read:
-        assert occupied.FAINT < found.measured.contrast[middle][0] <= occupied.MIN_CONTRAST
+        assert paint_checks.FAINT < found.measured.contrast[middle][0] <= paint_checks.MIN_CONTRAST
 
 
 def _herkle_frame(seed: int = 7) -> tuple[np.ndarray, dict[str, Any]]:
@@ -161,7 +161,7 @@ def test_herkle_probes_take_the_whole_shields_of_black_ordinaries(monkeypatch: p
     found = score_frame(read_table(image, tileset=herkle), truth, layout=None, where="r")
     monkeypatch.setattr(
         occupied,
-        "_whole_shields",
+        "whole_shields",
         lambda patches, *_: (np.zeros(len(patches), bool), np.zeros((len(patches), 2))),
     )
     without = score_frame(read_table(image, tileset=herkle), truth, layout=None, where="r")
@@ -177,7 +177,7 @@ def test_herkle_probes_take_lit_shields_ringed_by_the_body(monkeypatch: pytest.M
     image, truth = _herkle_frame()
     herkle = tileset("herkle")
     found = score_frame(read_table(image, tileset=herkle), truth, layout=None, where="r")
-    monkeypatch.setattr(occupied, "RING_DARK", 1.01)  # no ring is dark enough: lit shields never taken
+    monkeypatch.setattr(shield_probes, "RING_DARK", 1.01)  # no ring is dark enough: lit shields never taken
     without = score_frame(read_table(image, tileset=herkle), truth, layout=None, where="r")
     assert found.wrong == found.extra == 0, found.summary()
     assert found.right >= without.right + 4, (found.summary(), without.summary())
@@ -197,7 +197,7 @@ def test_a_herkle_probe_cut_off_its_tile_recentres_on_the_shield() -> None:
     axes = local_axes(lattice.homography, located.cells.astype(np.float64))
     table = occupied.table_colour(work, lattice, located.cells)
     moved = located.centres + 0.2 * axes[:, 0]
-    at_once, _ = occupied._whole_shields(
+    at_once, _ = shield_probes.whole_shields(
         occupied._cut(work, moved, axes), located.shields, table, moved, axes
     )
     nothing = (np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros((0, 32, 32, 3), np.uint8), None)
@@ -226,7 +226,7 @@ def test_a_faint_herkle_shield_is_taken_where_it_is_lit_as_its_neighbours() -> N
     for light in (1.0, 1.4):
         lit = np.clip(patches * light, 0, 255).astype(np.uint8)
         falloff = view_shields(np.concatenate([shields.patches, lit]), shields.field).falloff
-        taken.append(occupied._in_its_light(falloff, shields, located.centres, axes).mean())
+        taken.append(shield_probes.in_its_light(falloff, shields, located.centres, axes).mean())
     assert taken[0] >= 0.9 and taken[1] <= 0.05, taken
 
 

@@ -1,0 +1,94 @@
+"""Herkle's probes: which cells a probe takes although their paint does not stand out as a symbol's does
+(:func:`vision.occupied.look`), because they hold a whole shield of the frame's form (:func:`whole_shields`):
+with a black ordinary on it, or a lit one ringed by the tile body, its faint paint taken only where the
+shield is lit as the detector's shields around it are (:func:`in_its_light`). :mod:`vision.occupied`
+probes with them; :mod:`vision.shields` sees the shields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from table import tileset as edition
+from vision.features import MAX_REACH, presence
+from vision.paint_checks import FAINT, MIN_CONTRAST, unlike
+from vision.shields import RING_DARK, black, shield_outline, view_shields
+
+#: Herkle: a probe's shield whose paint is faint (FAINT to MIN_CONTRAST) is lit within a factor of
+#: e^LIGHT_STEP of the detector's shields within NEIGHBOURS cells of it (see :func:`in_its_light`; on the
+#: rendered set, seed 31, nine in ten of the 215 such tiles lie within 0.14, while the 8 holes in the
+#: layout that pass for such shields, a pale part of the table taken for their field, lie 0.22-0.46 above).
+LIGHT_STEP = 0.15
+NEIGHBOURS = 1.5
+
+
+@dataclass(frozen=True)
+class Shields:
+    """Herkle: what a probe compares a cell's shield with, from the tiles the detector found: their
+    field colour (3,) BGR (:func:`vision.shields.field_colour`), their patches (N, S, S, 3), which
+    give the frame's shield size, and their centres (N, 2) in the working copy, where the light on each
+    is known."""
+
+    field: np.ndarray
+    patches: np.ndarray
+    centres: np.ndarray
+
+
+def whole_shields(
+    patches: np.ndarray, shields: Shields, table: np.ndarray | None, centres: np.ndarray, axes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which Herkle patches (N, S, S, 3), cut at ``centres`` (N, 2) in ``axes`` (N, 2, 2), a probe takes
+    although :func:`vision.occupied.look` refused them, and where the shield seen in each lies (N, 2)
+    (:attr:`vision.shields.ShieldView.centre`, 0 where none was looked for). Every one holds a whole
+    shield of the frame's field colour, size and form in its middle (:func:`vision.shields.view_shields`,
+    seen with the ``shields`` the detector found, which set the size), and
+
+    - a black ordinary is on it (:func:`vision.shields.black`) and the patch's frame is dark: a black
+      ordinary is darker than the field it splits, so the paint seen is the grey field only, a symbol
+      too large and too faint for :func:`vision.occupied.look`; or
+    - its paint stands out from the body as a tile's does, the shield is ringed by the body's dark rim
+      (:data:`vision.shields.RING_DARK`) and its ordinary is not the ``table``'s colour: the paint's
+      rim and frame tests ask for a dark ring around the paint and a dark frame, which on a shield
+      that fills its face lie on the body's thin rim and the table past it, while the table seen
+      through a hole in the layout is lit and ringed by the bodies around it just as a shield is
+      (None: no table colour, none taken so). Faint paint (FAINT to MIN_CONTRAST) is taken so only
+      where the shield is lit as the detector's shields around it are (:func:`in_its_light`).
+    """
+    p = presence(patches)
+    framed = p.frame > 0.5
+    lit = (p.contrast > FAINT) & (p.reach < MAX_REACH)
+    taken = framed | lit
+    centre = np.zeros((len(patches), 2))
+    if not taken.any():
+        return taken, centre
+    known = len(shields.patches)
+    both = np.concatenate([shields.patches, patches[taken]])
+    view = view_shields(both, shields.field, outline=shield_outline(edition("herkle")))
+    own = slice(known, None)
+    centre[taken] = view.centre[own]
+    lit[taken] &= view.ringed[own] >= RING_DARK
+    lit[taken] &= unlike(view.paint[own], table) if table is not None else False
+    # faint paint is a tile only where its shield is lit as its neighbours are (a hole in the layout)
+    lit[taken] &= (p.contrast[taken] > MIN_CONTRAST) | in_its_light(
+        view.falloff, shields, centres[taken], axes[taken]
+    )
+    taken[taken] = view.found[own] & ((black(view)[own] & framed[taken]) | lit[taken])
+    return np.asarray(taken), centre
+
+
+def in_its_light(falloff: np.ndarray, shields: Shields, centres: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Which probes' shields (N,) are lit as the detector's shields around them: ``falloff`` (K + N,) the
+    shields' :attr:`vision.shields.ShieldView.falloff`, the K detector's first, ``centres`` (N, 2) and
+    ``axes`` (N, 2, 2) the probes'. The light falls off smoothly across the table, so a shield's field is
+    about as bright as its neighbours' (within a factor of e^LIGHT_STEP of the median of the detector's
+    shields within NEIGHBOURS cells, or the nearest one's), while a hole in the layout shows the table,
+    whose lighter part (a pale check of a cloth) passes for a field in a brighter light."""
+    known = len(shields.patches)
+    theirs = np.log(falloff[:known])
+    pitch = np.linalg.norm(axes, axis=2).mean(axis=1)
+    apart = np.linalg.norm(centres[:, None] - shields.centres[None], axis=2) / pitch[:, None]
+    near = (apart <= NEIGHBOURS) | (apart <= apart.min(axis=1, keepdims=True))
+    around = np.array([np.median(theirs[row]) for row in near])
+    return np.asarray(np.abs(np.log(falloff[known:]) - around) <= LIGHT_STEP)
