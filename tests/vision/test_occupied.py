@@ -14,7 +14,7 @@ from vision import occupied, paint_checks, read_table, shield_probes
 from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import foreshortened, local_axes
-from vision.lattice import fit_lattice
+from vision.lattice import Lattice, fit_lattice
 from vision.render import random_scene, render
 from vision.shields import view_shields
 from vision.symbol_candidates import candidates
@@ -183,18 +183,24 @@ def test_herkle_probes_take_lit_shields_ringed_by_the_body(monkeypatch: pytest.M
     assert found.right >= without.right + 4, (found.summary(), without.summary())
 
 
-def test_a_herkle_probe_cut_off_its_tile_recentres_on_the_shield() -> None:
-    # probes predicted a fifth of a cell off the 38 tiles the detector found: cut there, hardly any shield
-    # is whole (1); recentred on the shield each one shows, most are taken (26), placed nearer the tile's
-    # centre than the prediction was (a shield counts as whole within a tenth of a cell of the patch's
-    # middle, so the last look stops about that far off), none moved onto a neighbour
+def _herkle_located() -> tuple[np.ndarray, Lattice, occupied.Located, np.ndarray]:
+    """The working copy, grid, tiles located and their axes (N, 2, 2) of :func:`_herkle_frame`."""
     image, _ = _herkle_frame()
     spotted = candidates(image, tileset="herkle")
     assert spotted is not None
     work, _, _, lattice = spotted
     located = occupied.occupied(*spotted, tileset="herkle")
-    assert located is not None and located.shields is not None
-    axes = local_axes(lattice.homography, located.cells.astype(np.float64))
+    assert located is not None
+    return work, lattice, located, local_axes(lattice.homography, located.cells.astype(np.float64))
+
+
+def test_a_herkle_probe_cut_off_its_tile_recentres_on_the_shield() -> None:
+    # probes predicted a fifth of a cell off the 38 tiles the detector found: cut there, hardly any shield
+    # is whole (1); recentred on the shield each one shows, most are taken (26), placed nearer the tile's
+    # centre than the prediction was (a shield counts as whole within a tenth of a cell of the patch's
+    # middle, so the last look stops about that far off), none moved onto a neighbour
+    work, lattice, located, axes = _herkle_located()
+    assert located.shields is not None
     table = occupied.table_colour(work, lattice, located.cells)
     moved = located.centres + 0.2 * axes[:, 0]
     at_once, _ = shield_probes.whole_shields(
@@ -213,14 +219,9 @@ def test_a_faint_herkle_shield_is_taken_where_it_is_lit_as_its_neighbours() -> N
     # shield whose field lies in a brighter light than the tiles around it, so faint paint is taken only
     # where the light agrees: nine in ten of the frame's tiles as they are pass, and hardly any of the same
     # tiles lit 1.4 times as brightly as the detector's shields around them
-    image, _ = _herkle_frame()
-    spotted = candidates(image, tileset="herkle")
-    assert spotted is not None
-    work, _, _, lattice = spotted
-    located = occupied.occupied(*spotted, tileset="herkle")
-    assert located is not None and located.shields is not None
+    work, _, located, axes = _herkle_located()
     shields = located.shields
-    axes = local_axes(lattice.homography, located.cells.astype(np.float64))
+    assert shields is not None
     patches = occupied._cut(work, located.centres, axes).astype(np.float32)
     taken = []
     for light in (1.0, 1.4):

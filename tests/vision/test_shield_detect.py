@@ -123,6 +123,18 @@ def test_the_middle_of_the_first_run_of_the_most() -> None:
     assert shield_detect._middle_of_most([0, 0, 0]) == 1
 
 
+def _herkle_grid(
+    seed: int, conditions: dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A rendered 14-tile Herkle layout's working copy, its placed candidates' cells (N, 2) and centres
+    (N, 2), and the grid's homography."""
+    out = render(random_scene(seed=seed, variant="herkle", size=(480, 640), tiles=14, **conditions))
+    spotted = symbol_candidates.candidates(out.image, tileset="herkle")
+    assert spotted is not None
+    work, _, blobs, lattice = spotted
+    return work, lattice.cells[lattice.placed], blobs.centres[lattice.placed], lattice.homography
+
+
 def test_herkle_shields_tell_a_foreshortening_from_a_wrong_one() -> None:
     # a narrow Herkle layout under a 35° camera: its shields fit their outline better cut in the
     # foreshortened homography than in the grid's similarity (median misfit 0.036 against 0.135), and
@@ -131,12 +143,7 @@ def test_herkle_shields_tell_a_foreshortening_from_a_wrong_one() -> None:
     steep: dict[str, Any] = {"hand": 0.0, "light": "neutral", "table": "dark-wood", "px_per_tile": 44.0}
     steep |= {"tilt": 35.0, "drift": 0.0, "gaps": 0.0, "blur": 0.5, "noise": 1.0, "jpeg_quality": 95}
     steep |= {"askew": 0.5, "jitter": 0.3}
-    out = render(random_scene(seed=0, variant="herkle", size=(480, 640), tiles=14, **steep))
-    spotted = symbol_candidates.candidates(out.image, tileset="herkle")
-    assert spotted is not None
-    work, _, blobs, lattice = spotted
-    cells, centres = lattice.cells[lattice.placed], blobs.centres[lattice.placed]
-    grid = lattice.homography
+    work, cells, centres, grid = _herkle_grid(0, steep)
     cut = foreshortened(grid, cells.astype(np.float64), centres, within=STEADY)
     assert cut is not grid
     assert truer_axes(work, centres, cells, grid, cut, within=STEADY) is cut
@@ -149,12 +156,7 @@ def test_herkle_shields_cut_in_a_stretched_grid_take_the_similarity_through_them
     # set, a 16° camera, had 29 against 36 pixels a cell where 31 were true: no shield of it was whole);
     # where the shields fit their outline in neither the grid's axes nor the foreshortened ones, the
     # similarity through them is taken, and where they fit the grid's it stays
-    out = render(random_scene(seed=3, variant="herkle", size=(480, 640), tiles=14, **CONDITIONS))
-    spotted = symbol_candidates.candidates(out.image, tileset="herkle")
-    assert spotted is not None
-    work, _, blobs, lattice = spotted
-    cells, centres = lattice.cells[lattice.placed], blobs.centres[lattice.placed]
-    grid = lattice.homography
+    work, cells, centres, grid = _herkle_grid(3, CONDITIONS)
     assert truer_axes(work, centres, cells, grid, grid, within=RECENTRE) is grid
     stretched = grid @ np.diag([1.0, 1.25, 1.0])
     chosen = truer_axes(work, centres, cells, stretched, stretched, within=RECENTRE)
