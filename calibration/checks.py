@@ -16,7 +16,7 @@ import numpy as np
 from device.doctor import MAX_CLIPPED, MAX_EDGE_WIDTH, MIN_BRIGHT
 from device.quality import edge_width, light_level
 from table import Tile
-from vision.classify import colour_distance, light_spreads, shape_distance
+from vision.classify import colour_distance, light_spreads, shape_distance, size_distance
 from vision.features import Measurements
 from vision.prototypes import Prototypes, colour_features, white_balance
 
@@ -91,6 +91,9 @@ def shape_margins(m: Measurements, tiles: Sequence[Tile], prototypes: Prototypes
     if prototypes.learned_spreads:
         prototypes = replace(prototypes, outline_spreads=light_spreads(prototypes))
     names, distance = shape_distance(m, prototypes)
+    size = size_distance(m, prototypes, names)  # calibrated: the symbol's size joins the outline
+    if size is not None:
+        distance = np.hypot(distance, size)
     return _margins(distance, names, [t.shape for t in tiles])
 
 

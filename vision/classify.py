@@ -22,6 +22,7 @@ not known; an ordinary about as grey as its field) the tile is left uncertain.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -203,10 +204,9 @@ def _named_with_own_noise(
     own = np.where(closed, (beyond / 12)[:, None, None], 0.0)
     plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
     noisier = np.sqrt((offset**2 / (spread[None] ** 2 + own)).sum(axis=2))
-    if _sized(prototypes):  # the symbol's size, a cue the outline's noise does not touch
-        size = np.array([prototypes.coverages[k] for k in names])
-        z = (m.coverage[:, None] - size[None]) / COVERAGE_SPREAD
-        plain, noisier = np.hypot(plain, z), np.hypot(noisier, z)
+    size = size_distance(m, prototypes, names)  # a cue the outline's noise does not touch
+    if size is not None:
+        plain, noisier = np.hypot(plain, size), np.hypot(noisier, size)
     best = plain.argmin(axis=1)
     rows = np.arange(len(best))
     return best, np.minimum(_softmax(plain)[rows, best], _softmax(noisier)[rows, best])
@@ -401,6 +401,16 @@ def _harmonic_power(radial_profile: np.ndarray, harmonics: tuple[int, ...]) -> n
     a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
     power = [np.abs(2 * (r * np.exp(-1j * k * a)).mean(axis=1)) ** 2 for k in harmonics]
     return np.asarray(np.mean(power, axis=0))
+
+
+def size_distance(m: Measurements, prototypes: Prototypes, names: Sequence[str]) -> np.ndarray | None:
+    """Each tile's distance (N, K) from the sizes of the shapes ``names`` (K) as a calibration photo showed
+    them (:attr:`vision.prototypes.Prototypes.coverages`), in :data:`COVERAGE_SPREAD`; None where the
+    prototypes do not carry a size for every shape with an outline (uncalibrated)."""
+    if not _sized(prototypes):
+        return None
+    size = np.array([prototypes.coverages[k] for k in names])
+    return np.asarray((m.coverage[:, None] - size[None]) / COVERAGE_SPREAD)
 
 
 def _sized(prototypes: Prototypes) -> bool:
