@@ -30,7 +30,7 @@ import numpy as np
 from table import tileset
 from vision.features import Measurements
 from vision.ordinaries import arch, arm, shield_lightness, shield_templates
-from vision.outline import asymmetry, outline
+from vision.outline import asymmetry, harmonics, outline
 from vision.prototypes import (
     LIGHTNESS_WEIGHT,
     OPEN,
@@ -388,19 +388,11 @@ def beyond_noise(radial_profile: np.ndarray) -> np.ndarray:
     another symbol's paint run in), nothing is: such an outline is no noisy whole symbol.
     """
     lopsided = asymmetry(radial_profile)
-    noise = NOISE_RATIO**2 * _harmonic_power(radial_profile, NOISE_HARMONICS)  # per harmonic
+    # the mean power per harmonic
+    noise = NOISE_RATIO**2 * np.mean(np.abs(harmonics(radial_profile, NOISE_HARMONICS)) ** 2, axis=0)
     whole = ASYMMETRY_SPREAD**2 / 6
     own = np.where(lopsided**2 / 6 <= NOISE_F * noise, np.maximum(noise - whole, 0.0), 0.0)
     return np.asarray(np.sqrt(np.maximum(lopsided**2 - 6 * own, 0.0)))
-
-
-def _harmonic_power(radial_profile: np.ndarray, harmonics: tuple[int, ...]) -> np.ndarray:
-    """The mean power (N,) of radial profiles' (N, RAYS) Fourier ``harmonics``, as
-    :func:`vision.outline.asymmetry` measures them (fractions of the mean radius)."""
-    r = np.asarray(radial_profile, np.float64)
-    a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
-    power = [np.abs(2 * (r * np.exp(-1j * k * a)).mean(axis=1)) ** 2 for k in harmonics]
-    return np.asarray(np.mean(power, axis=0))
 
 
 def size_distance(m: Measurements, prototypes: Prototypes, names: Sequence[str]) -> np.ndarray | None:

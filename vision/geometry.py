@@ -145,12 +145,19 @@ def foreshortened(h: np.ndarray, cells: np.ndarray, centres: np.ndarray, *, with
     if len(cells) < FORESHORTEN_POINTS or not FORESHORTEN_SPREAD <= spread(cells) < 1.0:
         return h
     fitted = fit_homography(cells, centres, spanning=True)
+    return fitted if holds(fitted, h, cells, centres, within=within) else h
+
+
+def holds(
+    fitted: np.ndarray, grid: np.ndarray, cells: np.ndarray, centres: np.ndarray, *, within: float
+) -> bool:
+    """Whether the map ``fitted`` (3, 3) puts every tile on ``cells`` (N, 2) float within ``within`` cells
+    of its image centre (N, 2) and turns no cell inside out against the grid's map ``grid`` (3, 3): what
+    a map refitted through a layout's own tiles must keep to stand in for the grid's."""
     axes = local_axes(fitted, cells)
-    if (np.linalg.det(axes) * np.linalg.det(local_axes(h, cells)) <= 0).any():
-        return h
-    if (cells_off(centres, apply_homography(fitted, cells), axes) > within).any():
-        return h
-    return fitted
+    if (np.linalg.det(axes) * np.linalg.det(local_axes(grid, cells)) <= 0).any():
+        return False
+    return bool((cells_off(centres, apply_homography(fitted, cells), axes) <= within).all())
 
 
 def angle_of(h: np.ndarray, cell: np.ndarray) -> float:

@@ -53,10 +53,16 @@ def asymmetry(radial_profile: np.ndarray) -> np.ndarray:
     the mean radius, is what is not such a symbol: a leaning cube's side face (a symbol squashed flat),
     a symbol cut by the frame, a hand or a neighbour's paint run into it, the table through a gap.
     """
+    odd = harmonics(radial_profile, (1, 2, 3, 5, 6, 7))
+    return np.asarray(np.sqrt((np.abs(odd) ** 2).sum(axis=0)))
+
+
+def harmonics(radial_profile: np.ndarray, orders: tuple[int, ...]) -> np.ndarray:
+    """The Fourier coefficients (K, N) complex of radial profiles (N, RAYS) at the K ``orders``, in
+    fractions of the mean radius (a profile ``1 + c cos(k a)`` has coefficient ``c`` at order ``k``)."""
     r = np.asarray(radial_profile, np.float64)
     a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
-    odd = np.array([2 * (r * np.exp(-1j * k * a)).mean(axis=1) for k in (1, 2, 3, 5, 6, 7)])
-    return np.asarray(np.sqrt((np.abs(odd) ** 2).sum(axis=0)))
+    return np.array([2 * (r * np.exp(-1j * k * a)).mean(axis=1) for k in orders])
 
 
 def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.ndarray:

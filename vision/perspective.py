@@ -18,10 +18,8 @@ import numpy as np
 
 from vision.geometry import (
     FORESHORTEN_SPREAD,
-    apply_homography,
-    cells_off,
     fit_homography,
-    local_axes,
+    holds,
     spread,
 )
 
@@ -164,9 +162,4 @@ def foreshortening(
     else:
         coef, *_ = np.linalg.lstsq(np.column_stack([src, np.ones(len(src))]), dst, rcond=None)
         fitted = np.vstack([coef.T, [0.0, 0.0, 1.0]])
-    axes = local_axes(fitted, src)
-    if (np.linalg.det(axes) * np.linalg.det(local_axes(grid, src)) <= 0).any():
-        return None
-    if (cells_off(dst, apply_homography(fitted, src), axes) > within).any():
-        return None
-    return np.asarray(fitted)
+    return np.asarray(fitted) if holds(fitted, grid, src, dst, within=within) else None

@@ -32,7 +32,7 @@ import numpy as np
 
 from table import tileset
 from vision.detect import Blobs, lit_mask, strength
-from vision.geometry import apply_homography, cells_off, local_axes, similarity
+from vision.geometry import holds, local_axes, similarity
 from vision.patches import cut_patches
 from vision.shields import MISFIT, field_colour, outline_misfit, shield_outline, view_shields
 
@@ -229,10 +229,7 @@ def truer_axes(
     if min(misfit) > MISFIT:
         where = cells.astype(np.float64)
         flat = similarity(where, centres)
-        axes = local_axes(flat, where)
-        if (np.linalg.det(axes) * np.linalg.det(local_axes(grid, where)) > 0).all() and (
-            cells_off(centres, apply_homography(flat, where), axes) <= within
-        ).all():
+        if holds(flat, grid, where, centres, within=within):
             tried.append(flat)
             misfit.append(_misfit(work, centres, cells, flat))
     return tried[int(np.argmin(misfit))]
