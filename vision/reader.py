@@ -92,7 +92,7 @@ def read_table(
             return Reading((), (), _ms(started), {})
         named = classify(first.measured, white_balance(first.measured.body), prototypes)
         # the groups the grid left out join where the rules of the game put them
-        located, named = rejoined(first, named, spotted[2], prototypes)
+        located, named = rejoined(first, named, spotted[2], prototypes, tileset=tileset.name)
         gains = white_balance(located.measured.body)
         origin = located.cells.min(axis=0)
         tiles, uncertain = _decide(located, named, located.cells - origin, None, min_confidence)

@@ -10,11 +10,15 @@ puts it are tried. A shift is ruled out where it puts a tile on a read one, touc
 group and the rest, unseen tiles may lie: the rules say nothing there), or puts tiles side by side that lie
 more than BESIDE from one step apart in the photo (measured in the read tile's own axes: no map extrapolated
 across a gap). The group joins where exactly one shift left keeps every line it forms with the read tiles
-valid, provided another breaks a line, or the photo puts that one within CLOSE of whole steps. Only tiles
-named with confidence count in a line. A shift onto tiles only a group joined before by the rules put there
-is not ruled out where the grid's map puts the group within a cell of it: that group may be a cell off
-itself (its own grid can step across a seam inside it), so the two contest the cells and the later one is
-left out.
+valid, provided another breaks a line, or the photo puts that one within CLOSE of whole steps (a Herkle
+tile taken where its own grid, the reading's or its group's, puts it: its centre is its paint's, which its
+ordinary puts up to half a cell off the middle). Only tiles named with confidence count in a line,
+and a cell of the group not named with confidence may be no tile at all (its probe took a neighbour's
+paint or the table for one): a shift breaks a line only where it breaks without it.
+A shift onto tiles only a group joined before by the rules put there is not ruled out where the grid's map
+puts the group within a cell of it: that group may be a cell off itself (its own grid can step across a
+seam inside it), so the two contest the cells and the later one is left out. Each group is read as the
+reading was (Herkle's probes take whole shields too), so that it holds the tiles it would hold alone.
 
 The rules can tell shifts across the lines a group meets, not along them: a group slid one cell along a
 row it continues keeps the row valid (a gap in a line, closed, is still one colour or one shape). That is
@@ -26,6 +30,7 @@ places the photo cannot tell apart, and never move or drop a tile the grid place
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -56,14 +61,18 @@ _SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 @dataclass
 class Side:
     """The read tiles as a part sees them (a joined part's tiles are added): cell -> index into
-    ``centres`` (work pixels), and each cell's tile (None where it is not named with confidence)."""
+    ``centres`` (work pixels) and ``at`` (where the tile is taken to lie, :func:`_at`), and each cell's tile
+    (None where it is not named with confidence)."""
 
     index: dict[tuple[int, int], int]
     tiles: dict[tuple[int, int], Tile | None]
     centres: list[np.ndarray]
+    at: list[np.ndarray]
 
 
-def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototypes) -> tuple[Located, Named]:
+def rejoined(
+    located: Located, named: Named, blobs: Blobs, prototypes: Prototypes, *, tileset: str | None = None
+) -> tuple[Located, Named]:
     """``located`` and ``named`` with the groups the grid left out joined where the rules put them.
 
     Parameters
@@ -75,6 +84,9 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
         standing apart only at the lower threshold (``blobs.apart``), which may make a group of their own.
     prototypes : Prototypes
         What the tiles are named by.
+    tileset : str, optional
+        The edition's name: each group is read as the reading was (Herkle's probes also take whole
+        shields, :func:`vision.occupied.occupied`), so a part holds the tiles it would hold alone.
 
     Returns
     -------
@@ -101,6 +113,7 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
         {key: i for i, key in enumerate(keys)},
         {key: _tile(named, i) for i, key in enumerate(keys)},
         list(located.centres),
+        list(_at(located, tileset)),
     )
     gains = white_balance(located.measured.body)
     for _ in range(PARTS):
@@ -109,14 +122,15 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
         rest = blobs.take(left)
         alone = fit_lattice(rest.centres, rest.extents, join=False)
         left[np.flatnonzero(left)[alone.placed]] = False
-        part = occupied(located.work, located.scale, rest, alone, refit=False)
+        part = occupied(located.work, located.scale, rest, alone, tileset=tileset, refit=False)
         if part is None:
             continue
         part = part.take(~seen(part.centres, np.array(side.centres), pitch))  # probes find read tiles again
         if len(part.cells) < 2:
             continue
         part_named = classify(part.measured, gains, prototypes)
-        cells = _joined_cells(located, side, part, part_named)
+        at = _at(part, tileset)
+        cells = _joined_cells(located, side, part, part_named, at)
         if cells is None:
             continue
         parts.append(replace(part, cells=cells))
@@ -124,6 +138,7 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
             side.index[(int(r), int(c))] = len(side.centres)
             side.tiles[(int(r), int(c))] = _tile(part_named, k)
             side.centres.append(part.centres[k])
+            side.at.append(at[k])
     if not parts:
         return located, named
     every = [located, *parts]
@@ -141,9 +156,12 @@ def rejoined(located: Located, named: Named, blobs: Blobs, prototypes: Prototype
     return grown, classify(grown.measured, white_balance(grown.measured.body), prototypes)
 
 
-def _joined_cells(located: Located, side: Side, part: Located, named: Named) -> np.ndarray | None:
-    """The part's cells in the reading's grid at the one shift the rules allow, or None (also where a shift
-    within a cell of where the map puts the part lands on tiles of parts joined before, and on no others)."""
+def _joined_cells(
+    located: Located, side: Side, part: Located, named: Named, at: np.ndarray
+) -> np.ndarray | None:
+    """The part's cells in the reading's grid at the one shift the rules allow (its tiles taken to lie
+    ``at``), or None (also where a shift within a cell of where the map puts the part lands on tiles of
+    parts joined before, and on no others)."""
     turn = _turn(located, part)
     if turn is None:
         return None
@@ -162,7 +180,7 @@ def _joined_cells(located: Located, side: Side, part: Located, named: Named) -> 
             return None
         if on:
             continue  # on a read tile
-        err = _beside(located.lattice.homography, side, part.centres, keys)
+        err = _beside(located.lattice.homography, side, at, keys)
         if err is None or err > BESIDE:
             continue  # touching no read tile, or side by side with tiles that lie apart in the photo
         verdict = _verdict(side, dict(zip(keys, tiles, strict=True)))
@@ -177,17 +195,17 @@ def _joined_cells(located: Located, side: Side, part: Located, named: Named) -> 
     return cells if "broken" in told or err <= CLOSE else None
 
 
-def _beside(h: np.ndarray, side: Side, centres: np.ndarray, keys: list[tuple[int, int]]) -> float | None:
-    """How far (cells) from one step apart in the photo, at worst, the part's tiles at ``keys`` (their
-    image ``centres``) lie from the read tiles they are put beside (measured in the read tile's own axes:
-    no map extrapolated across a gap); None when they are put beside none."""
+def _beside(h: np.ndarray, side: Side, at: np.ndarray, keys: list[tuple[int, int]]) -> float | None:
+    """How far (cells) from one step apart in the photo, at worst, the part's tiles at ``keys`` (lying
+    ``at``) lie from the read tiles they are put beside (``side.at``), measured in the read tile's own axes
+    (no map extrapolated across a gap); None when they are put beside none."""
     worst = None
     for k, (r, c) in enumerate(keys):
         for dr, dc in _SIDES:
             j = side.index.get((r + dr, c + dc))
             if j is not None:
                 axes = local_axes(h, np.array([r + dr, c + dc], np.float64))
-                step = np.linalg.solve(axes.T, centres[k] - side.centres[j])
+                step = np.linalg.solve(axes.T, at[k] - side.at[j])
                 worst = max(worst or 0.0, float(np.abs(step - (-dr, -dc)).max()))
     return worst
 
@@ -195,13 +213,22 @@ def _beside(h: np.ndarray, side: Side, centres: np.ndarray, keys: list[tuple[int
 def _verdict(side: Side, part: dict[tuple[int, int], Tile | None]) -> str:
     """What the part at its cells (cell -> tile, None where not named with confidence) does to the lines it
     forms with the read tiles: ``"valid"``, ``"broken"`` or ``"open"`` (no line across the seam holds
-    two tiles named with confidence)."""
-    both = {**side.tiles, **part}
+    two tiles named with confidence). A cell of the part not named with confidence may hold no tile at all
+    (one of its probes took a neighbour's paint or the table for a tile), so a shift is broken only where
+    its lines break without such cells too: a run joined through them alone is no line."""
+    every = _lines({**side.tiles, **part}, part)
+    if every != "broken":
+        return every
+    named = {k: t for k, t in part.items() if t is not None}
+    return _lines({**side.tiles, **named}, named)
+
+
+def _lines(both: dict[tuple[int, int], Tile | None], part: Collection[tuple[int, int]]) -> str:
+    """:func:`_verdict` of the ``part``'s cells, the runs walking the cells of ``both`` (named or not)."""
     named = {k: t for k, t in both.items() if t is not None}
     lines = set()
     for cell in part:
         for axis in AXES:
-            # the run walks occupied cells only, named or not
             run = line_through(both, cell, axis)  # type: ignore[arg-type]
             sure = [k for k in run if k in named]
             if any(k in part for k in sure) and any(k not in part for k in sure):
@@ -209,6 +236,15 @@ def _verdict(side: Side, part: dict[tuple[int, int], Tile | None]) -> str:
     if any(not line_ok([named[k] for k in line]) for line in lines):
         return "broken"
     return "valid" if lines else "open"
+
+
+def _at(tiles: Located, tileset: str | None) -> np.ndarray:
+    """Where the ``tiles`` are taken to lie (work pixels, (N, 2)): their centres, but a Herkle tile's centre
+    is its paint's, which its ordinary puts up to half a cell off the middle, so Herkle's tiles lie where
+    their own grid puts their cells."""
+    if tileset != "herkle":
+        return tiles.centres
+    return tiles.lattice.point(tiles.cells.astype(np.float64))
 
 
 def _tile(named: Named, i: int) -> Tile | None:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
+from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
+from calibration.lighting import SHIFTS, shift_light
 from table import Board, Tile, tileset
 from vision import reader
+from vision.demo import framing, play_game
 from vision.evaluate import Tally, score_frame
 from vision.rejoin import Side, _verdict
-from vision.render import Rendered, random_scene, render
+from vision.render import Rendered, Scene, random_conditions, random_scene, render
 from vision.render_dataset import frame_seed
 
 
@@ -21,6 +26,7 @@ def _side(text: str, unsure: tuple[tuple[int, int], ...] = ()) -> Side:
     return Side(
         {cell: i for i, cell in enumerate(cells)},
         {cell: None if cell in unsure else board[cell] for cell in cells},
+        [np.array(cell, np.float64) for cell in cells],
         [np.array(cell, np.float64) for cell in cells],
     )
 
@@ -48,6 +54,16 @@ def test_lines_of_tiles_not_named_with_confidence_judge_nothing() -> None:
     assert _verdict(side, {(1, 2): Tile("blue", "diamond")}) == "open"
 
 
+def test_a_line_joined_only_through_a_cell_not_named_breaks_nothing() -> None:
+    side = _side("Ro Rx Rs / 4 Bx")
+    # the part's probe at (0, 3) found no tile it could name (it may have taken a neighbour's paint): the red
+    # row and the part's blue square join only through it, while the blue column holds
+    part = {(0, 3): None, (0, 4): Tile("blue", "square")}
+    assert _verdict(side, part) == "valid"
+    # a line that breaks without that cell still breaks
+    assert _verdict(side, {(0, 3): None, (0, 4): Tile("red", "square")}) == "broken"
+
+
 @cache
 def _seam_frame() -> Rendered:
     # frame 17 of the rendered classic set (seed 31): rows drift and gaps open, so the grid leaves a group
@@ -58,7 +74,7 @@ def _seam_frame() -> Rendered:
 def test_a_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytest.MonkeyPatch) -> None:
     out = _seam_frame()
     joined = _score(out)
-    monkeypatch.setattr(reader, "rejoined", lambda located, named, blobs, prototypes: (located, named))
+    monkeypatch.setattr(reader, "rejoined", lambda located, named, *_, **__: (located, named))
     alone = _score(out)
     assert joined.right >= alone.right + 10, (joined.summary(), alone.summary())
     assert joined.wrong + joined.extra <= alone.wrong + alone.extra
@@ -70,7 +86,7 @@ def test_a_group_whose_place_a_joined_group_contests_is_left_out(monkeypatch: py
     # place of the next group (13 tiles), which the rules then found one row off, valid there
     out = render(random_scene(seed=frame_seed(31, 17), variant="classic", size=(768, 1024), light="cool"))
     joined = _score(out)
-    monkeypatch.setattr(reader, "rejoined", lambda located, named, blobs, prototypes: (located, named))
+    monkeypatch.setattr(reader, "rejoined", lambda located, named, *_, **__: (located, named))
     alone = _score(out)
     assert joined.right >= alone.right + 10, (joined.summary(), alone.summary())
     # only the first group's own two tiles are a cell off (16 more were, with the next groups joined)
@@ -80,3 +96,40 @@ def test_a_group_whose_place_a_joined_group_contests_is_left_out(monkeypatch: py
 def _score(out: Rendered) -> Tally:
     reading = reader.read_table(out.image, tileset=tileset("classic"))
     return score_frame(reading, out.truth, layout=None, where="render")
+
+
+def _game_frame(table_seed: int, k: int, *, variant: str, size: tuple[int, int], **fixed: Any) -> Rendered:
+    """Photo ``k`` of the seeded game ``table_seed``, rendered as ``qwirkle render-dataset --games`` does
+    (:func:`vision.render_dataset.write_dataset`), without the photos before it."""
+    turns = [t for t in play_game(variant=variant, seed=table_seed) if t.kind == "play"]
+    boards = [turns[0].before, *(t.after for t in turns)]
+    rng = np.random.default_rng([table_seed, 2])
+    base = random_conditions(rng, variant=variant, **fixed)
+    centre, fit = framing(boards[-1], variant=variant, size=size, rotation=base.rotation)
+    base = replace(base, px_per_tile=min(fit, base.px_per_tile))
+    for i, board in enumerate(boards):
+        shift = (base.shift[0] + float(rng.normal(0, 0.15)), base.shift[1] + float(rng.normal(0, 0.15)))
+        shake = replace(base, shift=shift, rotation=base.rotation + float(rng.normal(0, 0.6)))
+        rng.random()  # whether a hand is in the photo (never here)
+        if i == k:
+            seed = frame_seed(table_seed, i)
+            return render(Scene(board, variant, shake, size, centre=centre, table_seed=table_seed, seed=seed))
+    raise AssertionError(f"game {table_seed} has {len(boards)} photos, not {k + 1}")
+
+
+def test_a_herkle_group_left_out_joins_where_the_rules_put_it() -> None:
+    # photo 22 of the rendered Herkle calibration game (seed 7) in dim light, shifted as the calibration trial
+    # shifts it: the grid leaves a group of four tiles out, its predicted shift touching no placed tile. Read
+    # with Herkle's probes the group holds the tiles between; taken where the grids put them (a Herkle tile's
+    # paint lies off its middle) it lies within a step of the read tiles, and a probe's unnamed cell beside
+    # them no longer breaks the lines (old code: 12 right, 1 wrong)
+    out = _game_frame(frame_seed(7, 1_000_000), 22, variant="herkle", size=(960, 1280), light="neutral")
+    assert out.jpeg is not None
+    photo = np.asarray(cv2.imdecode(np.frombuffer(out.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    shifted = shift_light(photo, SHIFTS["dim"], seed=100_003 + 22)
+    # the trial's copy is written as a JPEG of quality 97
+    dim = np.asarray(cv2.imdecode(cv2.imencode(".jpg", shifted, [cv2.IMWRITE_JPEG_QUALITY, 97])[1], 1))
+    reading = reader.read_table(dim, tileset=tileset("herkle"))
+    joined = score_frame(reading, out.truth, layout=None, where="dim")
+    assert joined.right >= 20, joined.summary()
+    assert joined.wrong + joined.extra == 0, joined.summary()
