@@ -12,7 +12,7 @@ camera moving a little between photos, ids ``<game>_<photo>`` such as ``0_00``, 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ import numpy as np
 
 from table import Board, connect_layout
 from table.codec import board_to_json, layout_to_json
-from vision.demo import framing, play_game
+from vision.demo import TurnRecord, framing, play_game
 from vision.render import Conditions, Rendered, Scene, random_conditions, random_hand, random_scene, render
 
 
@@ -112,6 +112,41 @@ def write_dataset(
     return {"frames": n, "moves": moves, "path": str(root)}
 
 
+def game_scenes(
+    table_seed: int, *, variant: str, size: tuple[int, int], hand: float = 0.0, **conditions: Any
+) -> Iterator[tuple[Scene, TurnRecord | None]]:
+    """The photos of the seeded game ``table_seed`` as ``write_dataset(games=True)`` takes them.
+
+    Yields the start and then the board after every play, each with the play that made it (None for the
+    start), the camera moving a little between photos and a hand in each with chance ``hand``; scenes are
+    cheap, :func:`vision.render.render` draws them.
+    """
+    turns = [t for t in play_game(variant=variant, seed=table_seed) if t.kind == "play"]
+    boards = [turns[0].before if turns else Board(), *(t.after for t in turns)]
+    rng = np.random.default_rng([table_seed, 2])
+    base = random_conditions(rng, variant=variant, **conditions)
+    centre, fit = framing(boards[-1], variant=variant, size=size, rotation=base.rotation)
+    if "px_per_tile" not in conditions:
+        base = replace(base, px_per_tile=min(fit, base.px_per_tile))
+    for k, board in enumerate(boards):
+        shake = replace(
+            base,
+            shift=(base.shift[0] + float(rng.normal(0, 0.15)), base.shift[1] + float(rng.normal(0, 0.15))),
+            rotation=base.rotation + float(rng.normal(0, 0.6)) * ("rotation" not in conditions),
+        )
+        scene = Scene(
+            board,
+            variant,
+            shake,
+            size,
+            centre=centre,
+            hand=random_hand(rng) if rng.random() < hand else None,
+            table_seed=table_seed,
+            seed=frame_seed(table_seed, k),
+        )
+        yield scene, turns[k - 1] if k else None
+
+
 def _write_games(
     root: Path,
     *,
@@ -127,48 +162,24 @@ def _write_games(
     done, moves, game = 0, 0, 0
     with (root / "moves.jsonl").open("w", encoding="utf-8") as log:
         while done < n:
-            gseed = frame_seed(seed, 1_000_000 + game)
-            turns = [t for t in play_game(variant=variant, seed=gseed) if t.kind == "play"]
-            boards = [turns[0].before if turns else Board(), *(t.after for t in turns)]
-            rng = np.random.default_rng([gseed, 2])
-            base = random_conditions(rng, variant=variant, **conditions)
-            centre, fit = framing(boards[-1], variant=variant, size=size, rotation=base.rotation)
-            if "px_per_tile" not in conditions:
-                base = replace(base, px_per_tile=min(fit, base.px_per_tile))
-            for k, board in enumerate(boards):
+            scenes = game_scenes(
+                frame_seed(seed, 1_000_000 + game), variant=variant, size=size, hand=hand, **conditions
+            )
+            for k, (scene, turn) in enumerate(scenes):
                 if done >= n:
                     break
-                shake = replace(
-                    base,
-                    shift=(
-                        base.shift[0] + float(rng.normal(0, 0.15)),
-                        base.shift[1] + float(rng.normal(0, 0.15)),
-                    ),
-                    rotation=base.rotation + float(rng.normal(0, 0.6)) * ("rotation" not in conditions),
-                )
-                scene = Scene(
-                    board,
-                    variant,
-                    shake,
-                    size,
-                    centre=centre,
-                    hand=random_hand(rng) if rng.random() < hand else None,
-                    table_seed=gseed,
-                    seed=frame_seed(gseed, k),
-                )
                 ident = f"{game}_{k:02d}"
                 _write(root, ident, render(scene))
-                if k > 0:
-                    t = turns[k - 1]
-                    assert t.score is not None
+                if turn is not None:
+                    assert turn.score is not None
                     line = {
                         "before": f"{game}_{k - 1:02d}",
                         "after": ident,
-                        "placed": board_to_json(t.placed)["tiles"],
+                        "placed": board_to_json(turn.placed)["tiles"],
                         "legal": True,
-                        "score": t.score.total,
-                        "bonus_points": t.score.bonus,
-                        "line_points": t.score.line_points,
+                        "score": turn.score.total,
+                        "bonus_points": turn.score.bonus,
+                        "line_points": turn.score.line_points,
                     }
                     log.write(json.dumps(line) + "\n")
                     moves += 1

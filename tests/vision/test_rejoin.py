@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
-from typing import Any
+from itertools import islice
 
 import cv2
 import numpy as np
@@ -13,11 +12,10 @@ import pytest
 from calibration.lighting import SHIFTS, shift_light
 from table import Board, Tile, tileset
 from vision import reader
-from vision.demo import framing, play_game
 from vision.evaluate import Tally, score_frame
 from vision.rejoin import Side, _verdict
-from vision.render import Rendered, Scene, random_conditions, random_scene, render
-from vision.render_dataset import frame_seed
+from vision.render import Rendered, random_scene, render
+from vision.render_dataset import frame_seed, game_scenes
 
 
 def _side(text: str, unsure: tuple[tuple[int, int], ...] = ()) -> Side:
@@ -98,32 +96,14 @@ def _score(out: Rendered) -> Tally:
     return score_frame(reading, out.truth, layout=None, where="render")
 
 
-def _game_frame(table_seed: int, k: int, *, variant: str, size: tuple[int, int], **fixed: Any) -> Rendered:
-    """Photo ``k`` of the seeded game ``table_seed``, rendered as ``qwirkle render-dataset --games`` does
-    (:func:`vision.render_dataset.write_dataset`), without the photos before it."""
-    turns = [t for t in play_game(variant=variant, seed=table_seed) if t.kind == "play"]
-    boards = [turns[0].before, *(t.after for t in turns)]
-    rng = np.random.default_rng([table_seed, 2])
-    base = random_conditions(rng, variant=variant, **fixed)
-    centre, fit = framing(boards[-1], variant=variant, size=size, rotation=base.rotation)
-    base = replace(base, px_per_tile=min(fit, base.px_per_tile))
-    for i, board in enumerate(boards):
-        shift = (base.shift[0] + float(rng.normal(0, 0.15)), base.shift[1] + float(rng.normal(0, 0.15)))
-        shake = replace(base, shift=shift, rotation=base.rotation + float(rng.normal(0, 0.6)))
-        rng.random()  # whether a hand is in the photo (never here)
-        if i == k:
-            seed = frame_seed(table_seed, i)
-            return render(Scene(board, variant, shake, size, centre=centre, table_seed=table_seed, seed=seed))
-    raise AssertionError(f"game {table_seed} has {len(boards)} photos, not {k + 1}")
-
-
 def test_a_herkle_group_left_out_joins_where_the_rules_put_it() -> None:
     # photo 22 of the rendered Herkle calibration game (seed 7) in dim light, shifted as the calibration trial
     # shifts it: the grid leaves a group of four tiles out, its predicted shift touching no placed tile. Read
     # with Herkle's probes the group holds the tiles between; taken where the grids put them (a Herkle tile's
     # paint lies off its middle) it lies within a step of the read tiles, and a probe's unnamed cell beside
     # them no longer breaks the lines (old code: 12 right, 1 wrong)
-    out = _game_frame(frame_seed(7, 1_000_000), 22, variant="herkle", size=(960, 1280), light="neutral")
+    scenes = game_scenes(frame_seed(7, 1_000_000), variant="herkle", size=(960, 1280), light="neutral")
+    out = render(next(islice(scenes, 22, None))[0])
     assert out.jpeg is not None
     photo = np.asarray(cv2.imdecode(np.frombuffer(out.jpeg, np.uint8), cv2.IMREAD_COLOR))
     shifted = shift_light(photo, SHIFTS["dim"], seed=100_003 + 22)
