@@ -89,6 +89,10 @@ MOST = 0.9
 PIECE = 0.3
 #: Weight of the field in the silhouette (the ordinary is 1, outside the shield 0).
 FIELD_WEIGHT = 0.5
+#: A tile lies askew of the grid's axes (laid by hand, in a row bent by drift), so a shield is whole when
+#: its outline fits the painted shield turned by a quarter turn and by one of these angles (degrees; see
+#: :func:`askew`).
+TURNS = tuple(float(a) for a in np.arange(-12.0, 12.1, 3.0))
 
 
 @dataclass(frozen=True)
@@ -186,7 +190,8 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         The frame's field colour (:func:`field_colour`).
     outline : ndarray, shape (SIZE, SIZE), optional
         The shield's outline (:func:`shield_outline`). Given, a shield is whole only when it is also
-        shield-shaped (:func:`outline_misfit` at most MISFIT), and a lit field whose hull is not is
+        shield-shaped (:func:`askew` at most MISFIT: the painted shield's outline, turned by up to a few
+        degrees, as a tile laid askew of the grid's axes is), and a lit field whose hull is not is
         completed where it was cut short (:func:`vision.hulls.completed`).
     """
     _check(patches)
@@ -240,7 +245,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     typical = float(np.median(area[view.found]))
     whole = view.found & (area >= WHOLE * typical) & (off <= CENTRED)
     if outline is not None:
-        whole &= outline_misfit(view.outline, outline) <= MISFIT
+        whole &= askew(view.outline, outline) <= MISFIT
         seen = view.found.copy()
         cut = np.zeros(n, bool)
         # a shield run into the lit table or into its neighbour's through its blurred rim: the hull of
@@ -257,7 +262,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
                 view.found[j]
                 and middle.sum() >= WHOLE * typical
                 and np.abs(view.centre[j]).max() <= CENTRED
-                and outline_misfit(view.outline[j : j + 1], outline)[0] <= MISFIT
+                and askew(view.outline[j : j + 1], outline)[0] <= MISFIT
             )
         # a hull cut short (by a black ordinary reaching the shield's edge, or by the window the lit
         # field is read in, which a shield a little off its patch's middle reaches past) is completed
@@ -337,6 +342,34 @@ def outline_misfit(outlines: np.ndarray, template: np.ndarray) -> np.ndarray:
     shield-shaped."""
     misfits = [np.sqrt(((outlines - np.rot90(template, k)[None]) ** 2).mean(axis=(1, 2))) for k in range(4)]
     return np.asarray(np.min(misfits, axis=0))
+
+
+def askew(outlines: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """How far each outline (N, SIZE, SIZE) is from the template's shield at its nearest quarter turn and
+    angle of :data:`TURNS` (root-mean-square difference, 0..1, as :func:`outline_misfit`): a tile lies
+    askew of the grid's axes by a few degrees, its shield with it."""
+    models, norms = _turned(np.ascontiguousarray(template, np.float32).tobytes(), TURNS)
+    flat = outlines.reshape(len(outlines), -1)
+    # squared distances to every model; einsum, not a BLAS product, on these small arrays
+    across = np.einsum("nk,jk->nj", flat, models)
+    squares = np.einsum("nk,nk->n", flat, flat)[:, None] + norms[None] - 2 * across
+    return np.asarray(np.sqrt(np.maximum(squares.min(axis=1), 0.0) / max(flat.shape[1], 1)))
+
+
+@functools.lru_cache(maxsize=4)
+def _turned(template: bytes, turns: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The template (SIZE×SIZE float32, as bytes) at every quarter turn and angle of ``turns`` (degrees,
+    counter-clockwise), flattened (K, SIZE²), and their squared norms (K,)."""
+    shield = np.frombuffer(template, np.float32).reshape(SIZE, SIZE)
+    centre = ((SIZE - 1) / 2, (SIZE - 1) / 2)
+    models = np.array(
+        [
+            cv2.warpAffine(np.rot90(shield, k).copy(), cv2.getRotationMatrix2D(centre, a, 1.0), (SIZE, SIZE))
+            for a in turns
+            for k in range(4)
+        ]
+    ).reshape(len(turns) * 4, -1)
+    return models, (models**2).sum(axis=1)
 
 
 def _local_field(core: np.ndarray, field: np.ndarray) -> np.ndarray:
