@@ -48,7 +48,7 @@ from calibration.file import Calibration
 from calibration.geometry import geometry_from_reading, undistort
 from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
-from vision.classify import name_shapes
+from vision.classify import name_shapes, views_remembered
 from vision.features import Measurements
 from vision.learning import learn_prototypes
 from vision.paint_checks import MIN_CONTRAST
@@ -149,6 +149,7 @@ def read_calibrated(
     return read_table(prepare(image, calibration), tileset=tileset, layout=layout, calibration=protos)
 
 
+@views_remembered()  # Herkle's known tiles are viewed on their shields to learn, to chart and to report
 def calibrate_from_photo(
     image: np.ndarray,
     known: Board,
@@ -204,11 +205,13 @@ def calibrate_from_photo(
             "is the whole layout in view, in focus and lit?"
         )
     prototypes, reading, verdicts, to_known = _learned(seen, measured, tiles, known, tileset, layout=layout)
-    if int((measured.contrast > MIN_CONTRAST).sum()) < len(known) or _right(verdicts) < len(known) / 2:
+    clear = int((measured.contrast > MIN_CONTRAST).sum())
+    if _right(verdicts) < len(known) and (clear < len(known) or _right(verdicts) < len(known) / 2):
         # no correction found every known tile, or the tiles stand out but what is learned cannot read
         # them back (Herkle's shields are found on their grey field, which an uncorrected tungsten lamp
         # turns orange): the known paints, used as a colour chart, may know the light better than the
-        # grey-edge estimate; kept when what is learned under it reads more of them right
+        # grey-edge estimate; kept when what is learned under it reads more of them right (so not tried
+        # when every known tile is read right already)
         chart = chart_balance(measured, tiles, tileset, balance)
         under = apply_balance(straight, chart)
         found = _measure(under, known, tileset)

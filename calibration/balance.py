@@ -14,6 +14,7 @@ paints' known channel ratios tell the light where a coloured table misleads the 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import cv2
@@ -115,9 +116,7 @@ def chart_balance(
     gains : ndarray, shape (3,)
         The balance the photo was measured under.
     """
-    stack, every = painted_patches(tileset)
-    model = named_paint(measure(stack), tileset)
-    reference = dict(zip(every, _paint(model), strict=True))
+    reference = _chart(tileset)
     seen = _paint(named_paint(measured, tileset))
     want = np.array([reference[t] for t in tiles]).reshape(-1, 3)
     out = np.asarray(gains, np.float64).copy()
@@ -128,6 +127,13 @@ def chart_balance(
             ratio = np.log(want[shown, c] / want[shown, 1]) - np.log(seen[shown, c] / seen[shown, 1])
             out[c] *= float(np.exp(np.median(ratio)))
     return np.asarray(np.clip(out / out[1], 1 / MAX_GAIN, MAX_GAIN))
+
+
+@functools.cache
+def _chart(tileset: TileSet) -> dict[Tile, np.ndarray]:
+    """Each tile's paint above its body in the painted model (linear light, (3,)): the chart's colours."""
+    stack, every = painted_patches(tileset)
+    return dict(zip(every, _paint(named_paint(measure(stack), tileset)), strict=True))
 
 
 def _paint(m: Measurements) -> np.ndarray:

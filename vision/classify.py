@@ -22,7 +22,10 @@ not known; an ordinary about as grey as its field) the tile is left uncertain.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -291,7 +294,7 @@ def _on_shields(
         return None, *none
     # whole shields only: of the frame's size, centred and shield-shaped (completed where a dark
     # ordinary cut the lit field's corners)
-    view = view_shields(m.patch, field_colour(m.patch), outline=shield_outline(tiles))
+    view = shield_view(m.patch, outline=True)
     if not view.found.any():
         return view, *none
     found = np.flatnonzero(view.found)
@@ -305,6 +308,42 @@ def _on_shields(
     names, distance = _silhouette_distance(seen, on_shields, also=rise / ARCH_SPREAD)
     arms = arm(view.silhouette[found])[:, None] - arm(np.array([templates[k] for k in names]))[None]
     return view, found, names, _told_by_arm(distance, names, arms / ARM_SPREAD)
+
+
+def shield_view(patches: np.ndarray, *, outline: bool) -> ShieldView:
+    """Herkle: :func:`vision.shields.view_shields` of ``patches`` (N, S, S, 3) BGR uint8 against their own
+    field colour (:func:`vision.shields.field_colour`), with the shield's outline or without it. Inside
+    :func:`views_remembered` a stack of patches is looked at once each way (its view then read-only)."""
+    memo = _REMEMBERED.get()
+    digest = None if memo is None else hashlib.blake2b(patches.tobytes(), digest_size=16).digest()
+    key = (digest, patches.shape, outline)
+    if memo is not None and key in memo:
+        return memo[key]
+    shape = shield_outline(tileset("herkle")) if outline else None
+    view = view_shields(patches, field_colour(patches), outline=shape)
+    if memo is not None:
+        for f in dataclasses.fields(view):
+            if isinstance(value := getattr(view, f.name), np.ndarray):
+                value.flags.writeable = False
+        memo[key] = view
+    return view
+
+
+@contextmanager
+def views_remembered() -> Iterator[None]:
+    """Within the block, :func:`shield_view` remembers every view by its patches' content (calibration
+    looks at one photo's known tiles several times: to learn, to chart the light, to report margins).
+    Only for work that changes no setting meanwhile; each block starts empty and forgets on leaving."""
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
+_REMEMBERED: ContextVar[dict[tuple[bytes | None, tuple[int, ...], bool], ShieldView] | None] = ContextVar(
+    "remembered shield views", default=None
+)
 
 
 def _told_by_arm(distance: np.ndarray, names: list[str], arms: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from table import Tile, TileSet
-from vision.classify import ARCH_SPREAD
+from vision.classify import ARCH_SPREAD, shield_view
 from vision.features import Measurements
 from vision.ordinaries import arch, shield_templates
 from vision.outline import asymmetry, outline
@@ -29,7 +29,6 @@ from vision.prototypes import (
     mark_descriptor,
     white_balance,
 )
-from vision.shields import field_colour, shield_outline, view_shields
 
 #: The fewest known tiles of a shape from which calibration learns its coverage (the median of one
 #: tile's is that tile's noise).
@@ -132,7 +131,7 @@ def named_paint(m: Measurements, tiles: TileSet) -> Measurements:
     shield's field (:mod:`vision.shields`), where a shield is found."""
     if tiles.name != "herkle" or len(m) == 0:
         return m
-    view = view_shields(m.patch, field_colour(m.patch))
+    view = shield_view(m.patch, outline=False)
     return dataclasses.replace(m, paint=np.where(view.found[:, None], view.paint, m.paint))
 
 
@@ -242,7 +241,7 @@ def _learned_arches(
     for m, known in frames:
         if not len(m):
             continue
-        view = view_shields(m.patch, field_colour(m.patch), outline=shield_outline(tiles))
+        view = shield_view(m.patch, outline=True)
         found = np.flatnonzero(view.found)
         values.append(arch(view.silhouette[found]))
         labels.extend(known[i].shape for i in found.tolist())

@@ -413,6 +413,22 @@ def test_the_chart_balance_is_kept_only_when_it_reads_more_known_tiles(
     assert report.read_right <= chosen.read_right
 
 
+def test_the_chart_is_not_tried_when_every_known_tile_is_read_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The colour chart can only be kept when what is learned under it reads more known tiles right: when
+    what was learned first reads every one of them, the chart's second learning and reading (a second
+    Herkle calibration's worth of work) is not done, whatever made it worth trying."""
+    known = arrangement(CLASSIC)
+    photo = render(Scene(known, "classic", CONDITIONS, size=SIZE, table_seed=11)).image  # neutral light
+    tried: list[np.ndarray] = []
+    chart = appearance.chart_balance
+    monkeypatch.setattr(appearance, "MIN_CONTRAST", 1.01)  # no correction lets every known tile stand out
+    monkeypatch.setattr(appearance, "chart_balance", lambda *args: tried.append(chart(*args)) or tried[-1])
+    cal, report = calibrate_from_photo(photo, known, tileset=CLASSIC)
+    assert report.read_right == len(known)
+    assert not tried
+    assert np.allclose(cal.balance, 1.0)
+
+
 def test_herkle_tiles_that_stand_out_under_a_tungsten_lamp_are_read_under_the_chart() -> None:
     """Large Herkle tiles under an uncorrected 2800 K lamp all stand out from their bodies without any
     correction, so the weakest balance is none; but the reader finds Herkle's shields on their grey field,
