@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
 
 from vision.detect import strength
-from vision.outline import profiles
+from vision.outline import Later, profiles_later
 
 #: Side of the silhouette a shape is compared on.
 MASK = 16
@@ -25,6 +26,32 @@ RIM_DARK = 0.6
 MAX_REACH = 0.5
 #: The silhouette's root-mean-square radius, as a fraction of MASK.
 SPREAD = 0.22
+
+
+class _OnRead:
+    """A :class:`Measurements` field that may be given as a :class:`~vision.outline.Later` computation,
+    made when the field is first read: a star-shaped edition's reader names shapes by outline and never
+    reads the silhouettes, and only the colour-blind edition reads the hole profiles (finding both took 3 %
+    of a read's instructions). A field given as an array is that array."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> np.ndarray:
+        if obj is None:
+            raise AttributeError(self.slot[1:])  # a field without a default (as dataclasses asks)
+        value = obj.__dict__[self.slot]
+        if isinstance(value, Later):
+            value = obj.__dict__[self.slot] = value()
+        return np.asarray(value)
+
+    def __set__(self, obj: Any, value: np.ndarray | Later) -> None:
+        obj.__dict__[self.slot] = value
+
+    def given(self, obj: Any) -> np.ndarray | Later:
+        """The field of ``obj`` as given: an array, or a computation not made yet."""
+        value: np.ndarray | Later = obj.__dict__[self.slot]
+        return value
 
 
 @dataclass(frozen=True)
@@ -48,8 +75,6 @@ class Measurements:
         Fraction of the cell covered by paint.
     offset : ndarray, shape (N, 2)
         The symbol's centroid relative to the patch centre, in cells ``(row, col)``.
-    silhouette : ndarray, shape (N, MASK, MASK), float32
-        The symbol's paint mask, centred on its centroid, 0..1.
     sharpness : ndarray, shape (N,)
         Edge steepness of the symbol relative to its contrast (low when blurred).
     glare : ndarray, shape (N,)
@@ -58,12 +83,14 @@ class Measurements:
         The symbol's radius along each ray from its centre, divided by the mean radius: ray ``k`` leaves
         at ``2πk/RAYS`` from the grid's column axis, turning towards its row axis
         (:func:`vision.outline.radial`).
-    hole : ndarray, shape (N, RAYS), float32
-        The radius of the hole in the symbol along the same rays, over the symbol's mean radius: the
-        colour-blind edition's inner mark (see :func:`vision.outline.profiles`).
     patch : ndarray, shape (N, S, S, 3), uint8
         The patches measured (Herkle's shields are looked at again with the whole frame's field colour,
         :mod:`vision.shields`).
+    silhouette : ndarray, shape (N, MASK, MASK), float32
+        The symbol's paint mask, centred on its centroid, 0..1 (found when first read).
+    hole : ndarray, shape (N, RAYS), float32
+        The radius of the hole in the symbol along the rays of ``radial``, over the symbol's mean radius: the
+        colour-blind edition's inner mark (see :func:`vision.outline.profiles`; found when first read).
     """
 
     paint: np.ndarray
@@ -73,18 +100,43 @@ class Measurements:
     rim: np.ndarray
     coverage: np.ndarray
     offset: np.ndarray
-    silhouette: np.ndarray
     sharpness: np.ndarray
     glare: np.ndarray
     radial: np.ndarray
-    hole: np.ndarray
     patch: np.ndarray
+    # found when first read (a field with no default: given, as an array or a computation to make)
+    silhouette: _OnRead = _OnRead()
+    hole: _OnRead = _OnRead()
 
     def __len__(self) -> int:
         return len(self.paint)
 
     def take(self, keep: np.ndarray) -> Measurements:
-        return Measurements(*(getattr(self, f)[keep] for f in self.__dataclass_fields__))
+        """The patches of ``keep`` (a mask or indices) only (what is not found yet is found for them
+        when first read)."""
+        columns: dict[str, Any] = {f: _taken(_given(self, f), keep) for f in self.__dataclass_fields__}
+        return Measurements(**columns)
+
+
+def concat(parts: list[Measurements]) -> Measurements:
+    """The measurements of ``parts``, one after the other (what is not found yet is found when first
+    read)."""
+    columns: dict[str, Any] = {}
+    for f in Measurements.__dataclass_fields__:
+        given = [_given(p, f) for p in parts]
+        arrays = [v for v in given if not isinstance(v, Later)]
+        columns[f] = np.concatenate(arrays) if len(arrays) == len(given) else Later.joined(given)
+    return Measurements(**columns)
+
+
+def _given(m: Measurements, name: str) -> np.ndarray | Later:
+    """Field ``name`` of ``m`` as given: an array, or a computation not made yet."""
+    field = vars(Measurements).get(name)
+    return field.given(m) if isinstance(field, _OnRead) else np.asarray(getattr(m, name))
+
+
+def _taken(value: np.ndarray | Later, keep: np.ndarray) -> np.ndarray | Later:
+    return value.take(keep) if isinstance(value, Later) else value[keep]
 
 
 @dataclass(frozen=True)
@@ -279,9 +331,11 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
     solid = (level > 0.75) & g.inside
     ring = (level < 0.35) & g.ring
     paint, body = _masked_means(patches, solid, ring)
-    silhouette = _centred(np.clip(level, 0, 1) * g.inside, p.offset)
+    # the silhouettes and hole profiles are found when first read (see _OnRead)
+    silhouette = Later(lambda: _centred(np.clip(level, 0, 1) * g.inside, p.offset))
     sharpness = _sharpness(level)
     glare = _count((_darkest(patches) > 235) & g.ring) / g.ring.size / max(float(g.ring.mean()), 1e-6)
+    radial, hole = profiles_later(level, symbol_centre(level, p.offset))
     return Measurements(
         paint,
         body,
@@ -290,11 +344,12 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
         p.rim,
         p.coverage,
         p.offset,
-        silhouette,
         sharpness,
         glare,
-        *profiles(level, symbol_centre(level, p.offset)),
+        radial,
         patches,
+        silhouette=silhouette,
+        hole=hole,
     )
 
 

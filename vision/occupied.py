@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from vision.detect import Blobs
-from vision.features import MAX_REACH, Measurements, Presence, measure, presence
+from vision.features import MAX_REACH, Measurements, Presence, concat, measure, presence
 from vision.geometry import cells_off, foreshortened, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.outline import asymmetry
@@ -462,9 +462,3 @@ def _neighbours(
 def _near(points: np.ndarray, targets: np.ndarray, axes: np.ndarray, cells: float) -> np.ndarray:
     """Whether each point (N, 2) lies within ``cells`` cells of its target along both of its axes."""
     return np.asarray(cells_off(points, targets, axes) < cells)
-
-
-def concat(parts: list[Measurements]) -> Measurements:
-    return Measurements(
-        *(np.concatenate([getattr(p, f) for p in parts]) for f in Measurements.__dataclass_fields__)
-    )

@@ -10,6 +10,7 @@ row axis.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -35,9 +36,7 @@ def outline(radial_profile: np.ndarray) -> np.ndarray:
     criss-cross's tips). A tile askew by a few degrees turns the fourfold harmonic's phase; the frame is
     turned with it before the eightfold one is read.
     """
-    r = np.asarray(radial_profile, np.float64)
-    a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
-    h4, h8, h12 = (2 * (r * np.exp(-1j * k * a)).mean(axis=1) for k in (4, 8, 12))
+    h4, h8, h12 = harmonics(radial_profile, (4, 8, 12))
     phase = np.angle(h4)
     turn = np.where(np.abs(phase) <= np.pi / 2, phase, phase - np.sign(phase) * np.pi)  # peaks' offset x4
     return np.column_stack(
@@ -61,8 +60,18 @@ def harmonics(radial_profile: np.ndarray, orders: tuple[int, ...]) -> np.ndarray
     """The Fourier coefficients (K, N) complex of radial profiles (N, RAYS) at the K ``orders``, in
     fractions of the mean radius (a profile ``1 + c cos(k a)`` has coefficient ``c`` at order ``k``)."""
     r = np.asarray(radial_profile, np.float64)
-    a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
-    return np.array([2 * (r * np.exp(-1j * k * a)).mean(axis=1) for k in orders])
+    # every order's wave times every profile in one product (each row's mean adds as a row alone would)
+    return np.asarray(2 * (r * _waves(tuple(orders), r.shape[1])[:, None, :]).mean(axis=2))
+
+
+@functools.cache
+def _waves(orders: tuple[int, ...], rays: int) -> np.ndarray:
+    """``exp(-i·k·a)`` (K, rays) complex at the rays' angles ``a`` for each of the K ``orders``, shared by
+    every call (never to be written to)."""
+    a = np.arange(rays) * (2 * np.pi / rays)
+    waves = np.array([np.exp(-1j * k * a) for k in orders])
+    waves.flags.writeable = False
+    return waves
 
 
 def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.ndarray:
@@ -88,6 +97,32 @@ def radial(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> np.nda
     return profiles(level, offset, rays=rays)[0]
 
 
+class Later:
+    """An array (N, ...) found when first asked for (called), and only once: what a reading may not
+    need, such as the colour-blind edition's hole profiles (:func:`profiles_later`)."""
+
+    def __init__(self, make: Callable[[], np.ndarray]) -> None:
+        self._make: Callable[[], np.ndarray] | None = make
+        self._value: np.ndarray | None = None
+
+    def __call__(self) -> np.ndarray:
+        if self._make is not None:
+            self._value, self._make = np.asarray(self._make()), None
+        assert self._value is not None
+        return self._value
+
+    def take(self, keep: np.ndarray) -> Later:
+        """Its rows ``keep`` (a mask or indices), found when first asked for."""
+        keep = np.array(keep, copy=True)  # the caller may change its mask afterwards
+        return Later(lambda: self()[keep])
+
+    @staticmethod
+    def joined(parts: list[np.ndarray | Later]) -> Later:
+        """The rows of ``parts`` one after the other, found when first asked for."""
+        parts = list(parts)
+        return Later(lambda: np.concatenate([p() if isinstance(p, Later) else p for p in parts]))
+
+
 def profiles(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tuple[np.ndarray, np.ndarray]:
     """The symbol's radial profile (:func:`radial`) and its hole's, from one sampling of the rays.
 
@@ -95,12 +130,21 @@ def profiles(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tupl
     colour-blind edition's inner mark; near zero for a solid symbol), over the symbol's mean radius.
     Both are (N, rays) float32.
     """
+    radial_profile, hole = profiles_later(level, offset, rays=rays)
+    return radial_profile, hole()
+
+
+def profiles_later(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tuple[np.ndarray, Later]:
+    """:func:`profiles`, the hole's found only when first asked for (only the colour-blind edition's
+    reader reads it): the same numbers."""
     n, s = level.shape[:2]
     if n > CHUNK:  # cv2.remap takes at most 32767 rows
-        parts = [profiles(level[k : k + CHUNK], offset[k : k + CHUNK], rays=rays) for k in range(0, n, CHUNK)]
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        parts = [
+            profiles_later(level[k : k + CHUNK], offset[k : k + CHUNK], rays=rays) for k in range(0, n, CHUNK)
+        ]
+        return np.concatenate([p[0] for p in parts]), Later.joined([p[1] for p in parts])
     if n == 0:
-        return np.zeros((0, rays), np.float32), np.zeros((0, rays), np.float32)
+        return np.zeros((0, rays), np.float32), Later(lambda: np.zeros((0, rays), np.float32))
     down, across = _rays(s, rays)  # (steps, rays): each sample's offset from the centre, pixels
     steps = len(down)
     centre = (s - 1) / 2 + np.asarray(offset, np.float32) * s  # (N, 2) (row, col) pixels
@@ -121,18 +165,26 @@ def profiles(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -> tupl
     full = np.maximum(0.9 * v.max(axis=0), 0.5)
     waiting = v < full  # (the levels are finite)
     holed = np.divide(v, full, out=rows)  # the map's memory, no longer needed
-    np.clip(holed, 0.0, 1.0, out=holed)
     for k in range(1, steps):  # running along the rays, in place
         np.logical_and(waiting[k - 1], waiting[k], out=waiting[k])
-        np.maximum(holed[k - 1], holed[k], out=holed[k])
     solid = v  # the levels, 1 before the paint starts
     np.copyto(solid, np.float32(1.0), where=waiting)
     for k in range(1, steps):
         np.minimum(solid[k - 1], solid[k], out=solid[k])
     r = _ray_sums(solid).reshape(n, rays)
-    hole = _ray_sums(np.subtract(1.0, holed, out=holed)).reshape(n, rays)
     mean = np.maximum(r.mean(axis=1, keepdims=True), 1e-6)
-    return np.asarray(r / mean, np.float32), np.asarray(hole / mean, np.float32)
+    return np.asarray(r / mean, np.float32), Later(lambda: _hole(holed, mean))
+
+
+def _hole(holed: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """The hole's profile (N, rays) float32 from the samples over the full level (steps, N·rays), which
+    it takes over, and the symbol's mean radii (N, 1): how far along each ray the running maximum of
+    the clipped samples stays short of full paint."""
+    np.clip(holed, 0.0, 1.0, out=holed)
+    for k in range(1, len(holed)):  # running along the rays, in place
+        np.maximum(holed[k - 1], holed[k], out=holed[k])
+    hole = _ray_sums(np.subtract(1.0, holed, out=holed)).reshape(len(mean), -1)
+    return np.asarray(hole / mean, np.float32)
 
 
 @functools.cache

@@ -28,11 +28,11 @@ from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
 from vision.classify import Named, classify
 from vision.detect import Blobs
-from vision.features import Measurements
+from vision.features import Measurements, concat
 from vision.geometry import fit_homography, local_axes
 from vision.lattice import AROUND, Lattice, cell_keys, fit_lattice
 from vision.occlusion import covered_cells
-from vision.occupied import Located, concat, look, occupied, probed
+from vision.occupied import Located, look, occupied, probed
 from vision.patches import inside_fraction
 from vision.prototypes import Prototypes, default_prototypes, white_balance
 from vision.reading import Reading, ReadTile, Uncertain

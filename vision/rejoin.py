@@ -39,9 +39,10 @@ from table import Tile
 from table.lines import AXES, line_ok, line_through
 from vision.classify import Named, classify
 from vision.detect import Blobs
+from vision.features import concat
 from vision.geometry import fit_homography, local_axes
 from vision.lattice import fit_lattice
-from vision.occupied import Located, concat, occupied
+from vision.occupied import Located, occupied
 from vision.prototypes import Prototypes, white_balance
 
 #: At most this many groups are tried.

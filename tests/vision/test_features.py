@@ -139,3 +139,35 @@ def test_a_take_keeps_what_was_found_and_replaced_rows_are_found_anew() -> None:
     for name in ("contrast", "coverage", "offset", "level", "frame", "rim", "reach"):
         assert np.array_equal(getattr(merged, name), getattr(whole, name))
     assert merged.found(0.7).tolist() == whole.found(0.7).tolist() == [True, True, True]
+
+
+def test_silhouettes_and_hole_profiles_found_when_first_read_are_those_found_at_once() -> None:
+    # a reader that names shapes by outline never reads the silhouettes (nor, but for the colour-blind
+    # edition, the hole profiles): they are found when first read, the same numbers, through take and concat
+    from vision.features import _centred, _grid, concat
+    from vision.outline import profiles
+
+    tiles = tileset("colour-blind")
+    patches = np.stack(
+        [
+            _patch(Tile(c, s), "colour-blind", turns=k % 4, seed=k)
+            for k, (c, s) in enumerate(tiles.tiles()[:20])
+        ]
+    )
+    p = presence(patches)
+    level = p.level
+    silhouettes = _centred(np.clip(level, 0, 1) * _grid(PATCH).inside, p.offset)
+    holes = profiles(level, symbol_centre(level, p.offset))[1]
+    keep = np.arange(20) % 3 != 0
+    first, second = measure(patches, p), measure(patches)
+    taken = first.take(keep)
+    joined = concat([second.take(~keep), taken])
+    keep[:] = False  # a mask changed after it was used takes nothing back
+    assert np.array_equal(first.silhouette, silhouettes) and np.array_equal(first.hole, holes)
+    assert np.array_equal(taken.silhouette, silhouettes[np.arange(20) % 3 != 0])
+    assert np.array_equal(taken.hole, holes[np.arange(20) % 3 != 0])
+    order = np.concatenate([np.flatnonzero(np.arange(20) % 3 == 0), np.flatnonzero(np.arange(20) % 3 != 0)])
+    assert np.array_equal(joined.silhouette, silhouettes[order]) and np.array_equal(joined.hole, holes[order])
+    assert np.array_equal(joined.radial, first.radial[order]) and np.array_equal(
+        joined.paint, first.paint[order]
+    )

@@ -52,3 +52,29 @@ def test_a_circle_seen_edge_on_is_not_fourfold() -> None:
     disc = _level_of(np.hypot(u[:, None], u[None, :]) < 10)
     assert asymmetry(radial(squashed, np.zeros((1, 2))))[0] > 5 * ASYMMETRY_SPREAD
     assert asymmetry(radial(disc, np.zeros((1, 2))))[0] < ASYMMETRY_SPREAD
+
+
+def test_harmonics_are_each_orders_mean_of_the_profile_times_its_wave() -> None:
+    # all orders in one product: the same numbers as each order's own mean, to the last bit
+    from vision.outline import harmonics
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 7, 71, 300):
+        r = (1 + 0.2 * rng.standard_normal((n, RAYS))).astype(np.float32)
+        a = np.arange(RAYS) * (2 * np.pi / RAYS)
+        for orders in ((1, 2, 3, 5, 6, 7), (4, 8, 12)):
+            plain = np.array([2 * (r.astype(np.float64) * np.exp(-1j * k * a)).mean(axis=1) for k in orders])
+            got = harmonics(r, orders)
+            assert got.shape == plain.shape and np.array_equal(got.view(np.float64), plain.view(np.float64))
+
+
+def test_hole_profiles_found_later_are_found_alike_across_chunks() -> None:
+    from vision.outline import profiles, profiles_later
+
+    rng = np.random.default_rng(4)
+    level = rng.random((CHUNK + 7, PATCH, PATCH)).astype(np.float32)
+    offset = rng.normal(0, 0.05, (CHUNK + 7, 2))
+    radial_profile, hole = profiles_later(level, offset)
+    tail = profiles(level[CHUNK:], offset[CHUNK:])
+    assert np.array_equal(hole()[CHUNK:], tail[1]) and np.array_equal(radial_profile[CHUNK:], tail[0])
+    assert hole() is hole()  # found once
