@@ -102,7 +102,9 @@ def rigid_shift(
     may fit some shift by chance) only a clear fit joins.
 
     Where no shift is clear by its largest misfit, the likeliest joins when every point lies within
-    RIGID_FIT of its cell there and every other shift is at most 1/ODDS as likely (:func:`_likeliest`),
+    RIGID_FIT of its cell there, or none RIGID_OTHER off and the group's own points fit it best of the
+    nine (rows drifting across the layout push the placed points' scatter past RIGID_FIT at every shift),
+    and every other shift is at most 1/ODDS as likely (:func:`_likeliest`),
     provided the layout is ``one_grid``: false where a seam was seen (a near group lay between whole
     cells), for then the points' errors are not the small, independent scatter the likelihood assumes.
     """
@@ -119,7 +121,9 @@ def rigid_shift(
     ):
         return np.asarray(options[best], np.int64)
     likeliest = _likeliest(squares, len(pts) + len(group_pts)) if one_grid else None
-    if likeliest is not None and every[likeliest] <= RIGID_FIT:
+    if likeliest is not None and (
+        every[likeliest] <= RIGID_FIT or (every[likeliest] < RIGID_OTHER and own[likeliest] <= min(own))
+    ):
         return np.asarray(options[likeliest], np.int64)
     if not fallback:
         return None

@@ -147,6 +147,17 @@ def test_a_far_group_no_shift_fits_clearly_joins_where_it_is_far_likelier(
         assert shift is not None and shift.tolist() == [1, 8]
 
 
+def test_a_far_group_far_likelier_and_fitting_its_own_points_best_joins_past_the_clear_bound() -> None:
+    # rows drifting a quarter of a cell leave a point 0.21 of a cell off at the true shift, past the
+    # clear fit's bound; the true shift is still far the likeliest, leaves no point 0.3 off and fits the
+    # group's own points best of the nine (within 0.02, the next 0.14): it joins, the one or two tiles'
+    # rule (no fallback) alike
+    pts, cells, group_pts, group_cells = _far_group(0.24, [(0, 0), (1, 0), (2, 0)], (1, 8))
+    frac = np.array([1.1, 8.1]) + np.zeros((3, 2))
+    shift = rigid_shift(pts, cells, group_pts, group_cells, frac, fallback=False)
+    assert shift is not None and shift.tolist() == [1, 8]
+
+
 def test_a_far_group_half_a_cell_off_is_not_joined_by_its_likelihood() -> None:
     # the group lies half a column between two shifts: each fits it as badly (a point 0.5 off), neither
     # is likelier
