@@ -175,7 +175,10 @@ def _better(lattice: Lattice, other: Lattice, pts: np.ndarray) -> Lattice:
 
 def _distances(pts: np.ndarray) -> np.ndarray:
     """Distances between the points (N, N), a point's to itself infinite."""
-    d: np.ndarray = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    rows, cols = pts[:, 0], pts[:, 1]
+    down, across = rows[:, None] - rows, cols[:, None] - cols
+    # np.linalg.norm(pts[:, None] - pts[None], axis=2) adds the two squares in this order: the same bits
+    d: np.ndarray = np.sqrt(down * down + across * across)
     np.fill_diagonal(d, np.inf)
     return d
 
@@ -218,7 +221,12 @@ def _fitted(
     if fitted is not None:
         h = fitted[0]
     else:
-        h = fit_homography(cells[placed].astype(np.float64), pts[placed], tolerance=0.3 * pitch)
+        # fit_homography's own test of the points' spread, told beforehand
+        src, dst = cells[placed].astype(np.float64), pts[placed]
+        if len(src) >= 4 and _spreads(cells[placed], 1.0):
+            h = fit_homography(src, dst, tolerance=0.3 * pitch, spanning=True)
+        else:
+            h = similarity(src, dst)
     if back is not None:
         h = back @ h
     centre = cells[placed].mean(axis=0)
@@ -278,16 +286,20 @@ def _orientation(pts: np.ndarray, d: np.ndarray, pairs: _Pairs) -> tuple[float, 
 
 def _refine_pitch(pts: np.ndarray, pairs: _Pairs, theta: float, pitch: float) -> float:
     unturn = np.linalg.inv(rotated_basis(theta, 1.0)).T  # image steps to lattice steps of one pixel
+    raw = np.zeros((0, 2))
     for _ in range(3):
         i, j = pairs.closer(2.6 * pitch)
         if len(i) == 0:
             break
-        raw = np.asarray((pts[j] - pts[i]) @ unturn)
-        k = np.round(raw / pitch)
-        good = (np.abs(raw / pitch - k) < 0.3).all(axis=1) & (np.abs(k).sum(axis=1) > 0)
+        if len(i) != len(raw):  # the pairs closer than a limit: as many as before, the same ones
+            raw = np.asarray((pts[j] - pts[i]) @ unturn)
+        steps = raw / pitch
+        k = np.round(steps)
+        good = (np.abs(steps - k) < 0.3).all(axis=1) & k.any(axis=1)
         if not good.any():
             break
-        pitch = float((k[good] * raw[good]).sum() / (k[good] ** 2).sum())
+        whole = k[good]
+        pitch = float((whole * raw[good]).sum() / (whole * whole).sum())
     return pitch
 
 
@@ -430,7 +442,7 @@ def _predict(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     if len(done) not in maps:
         src = cells[done].astype(np.float64)
         h = None
-        if len(done) >= 6 and spread(src) >= 1.5:
+        if len(done) >= 6 and _spreads(cells[done], 1.5):
             h = fit_homography(src, pts[done], tolerance=0.3 * pitch, spanning=True)
         maps.clear()
         maps[len(done)] = None if h is None else (h, np.linalg.inv(h))
@@ -441,6 +453,33 @@ def _predict(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     local = done[np.argsort(gap)[:NEIGHBOURS]]
     h = similarity(cells[local].astype(np.float64), pts[local])
     return apply_homography(np.linalg.inv(h), pts[which])
+
+
+def _spreads(cells: np.ndarray, least: float) -> bool:
+    """Whether :func:`~vision.geometry.spread` of the cells (N, 2) int is ``least`` or more: told from
+    exact integer sums where the answer is clear by a millionth of the covariance's trace (the
+    eigenvalue NumPy computes lies far closer than that to the exact one), else by ``spread`` itself.
+
+    The smaller eigenvalue of a symmetric 2×2 ``[[a, b], [b, c]]`` is ``(a + c - √((a - c)² + 4b²)) / 2``,
+    so it is at least ``k`` exactly where ``a + c - 2k ≥ 0`` and ``(a + c - 2k)² ≥ (a - c)² + 4b²``; the
+    covariance times ``n(n - 1)`` has whole entries, and so has the test scaled by the denominators."""
+    n = len(cells)
+    if n < 3:
+        return spread(cells) >= least
+    c = np.asarray(cells, np.int64)
+    sr, sc = c.sum(axis=0).tolist()
+    (srr, src), (_, scc) = (c.T @ c).tolist()
+    a, b, e = n * srr - sr * sr, n * src - sr * sc, n * scc - sc * sc  # the covariance times n(n - 1)
+    pairs, trace, disc = n * (n - 1), a + e, (a - e) ** 2 + 4 * b * b
+    p, q = least.as_integer_ratio()
+    # k·n(n - 1) for k = least² ± (trace / n(n - 1) + 1) / 10⁶, times q²·10⁶: whole numbers
+    scale, margin = q * q * 10**6, q * q * (trace + pairs)
+    for k, above in ((p * p * pairs * 10**6 + margin, True), (p * p * pairs * 10**6 - margin, False)):
+        room = scale * trace - 2 * k
+        at_least = room >= 0 and room * room >= scale * scale * disc
+        if at_least == above:
+            return above
+    return spread(np.asarray(cells, np.float64)) >= least
 
 
 def _group(neighbours: Near, start: int, allowed: np.ndarray) -> np.ndarray:

@@ -66,25 +66,35 @@ def grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
     xy: list[list[float]] = pts.tolist()
     cells: list[tuple[int, int]] = [(0, 0)] * n
     placed = [False] * n
+    rank = [n] * n  # when each point was placed (n: not yet)
     bases: list[_Basis | None] = [None] * n
-    # what the basis of a placed point is fitted to: its placed neighbours then, and its parent's basis
-    fits: list[tuple[list[int], _Basis] | None] = [None] * n
-    bases[root] = _Basis(_root_basis(pts, d[root], root, rotated_basis(theta, pitch)).ravel().tolist())
+    # the basis a placed point's own is refitted from (its parent's); the root's is fitted to its side
+    # neighbours when it first places one (a root with no neighbours never does)
+    parents: list[_Basis | None] = [None] * n
     taken: dict[tuple[int, int], int] = {(0, 0): root}
     placed[root] = True
+    rank[root] = 0
     order = [root]  # the placed points
     doubtful: set[int] = set()  # points a long step left for lack of room: only a short one places them
     heap = [(dist, root, k) for dist, k in neighbours[root]]
     heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        _, i, j = heapq.heappop(heap)
+        _, i, j = pop(heap)
         if placed[j]:
             continue
         parent = bases[i]
         if parent is None:
-            fit = fits[i]
-            assert fit is not None
-            parent = bases[i] = _local_basis(xy, cells, fit[0], i, fit[1], square=square)
+            if i == root:
+                parent = _Basis(_root_basis(pts, d[root], root, rotated_basis(theta, pitch)).ravel().tolist())
+            else:
+                # fitted to the neighbours placed before it was
+                fit = parents[i]
+                assert fit is not None
+                before = rank[i]
+                near = [x for _, x in neighbours[i] if rank[x] < before]
+                parent = _local_basis(xy, cells, near, i, fit, square=square)
+            bases[i] = parent
         fr, fc = parent.solve(xy[j][0] - xy[i][0], xy[j][1] - xy[i][1])
         sr, sc = round(fr), round(fc)  # to even, as np.round
         if max(abs(fr - sr), abs(fc - sc)) > OFF_GRID:
@@ -104,12 +114,13 @@ def grow(  # noqa: PLR0917 (the tree's state, passed along as it is)
             cell = checked
         cells[j] = cell
         placed[j] = True
+        rank[j] = len(order)
         taken[cell] = j
         order.append(j)
-        fits[j] = ([x for _, x in neighbours[j] if placed[x] and x != j], parent)
+        parents[j] = parent
         for dist, k in neighbours[j]:
             if not placed[k]:
-                heapq.heappush(heap, (dist, j, k))
+                push(heap, (dist, j, k))
     return np.array(cells, np.int64).reshape(n, 2), np.array(placed, bool)
 
 
@@ -144,11 +155,19 @@ def _local_cell(
     """The cell an affine map fitted through the NEIGHBOURS placed points nearest to point ``j`` (its
     distances ``dist``) puts ``j`` on, where that is clear (within OFF_GRID); None where those points lie on
     one line or ``j`` lies further from any cell."""
-    near = np.array(order)[np.argsort(dist[order], kind="stable")[:NEIGHBOURS]]
+    gaps = dist.tolist()
+    near = sorted(order, key=gaps.__getitem__)[:NEIGHBOURS]  # a stable sort, as np.argsort's "stable"
     if len(near) < 3:
         return None
-    src = np.array([cells[k] for k in near], np.float64)
-    mid_src, mid_dst = src.mean(axis=0), pts[near].mean(axis=0)
+    whole = [cells[k] for k in near]
+    src = np.array(whole, np.float64)
+    # the means as NumPy's along the first axis: the whole sums exactly, the others in order
+    mid_src = np.array([sum(r for r, _ in whole) / len(near), sum(c for _, c in whole) / len(near)])
+    (rows, cols), *rest = pts[near].tolist()
+    for r, c in rest:
+        rows += r
+        cols += c
+    mid_dst = np.array([rows / len(near), cols / len(near)])
     src -= mid_src
     normal = src.T @ src
     det = normal[0, 0] * normal[1, 1] - normal[0, 1] * normal[1, 0]
@@ -186,15 +205,23 @@ class _Basis:
 def _root_basis(pts: np.ndarray, dist: np.ndarray, root: int, basis: np.ndarray) -> np.ndarray:
     """The root's own basis, fitted to the steps to its side neighbours (those within a third of a cell
     of one cell away under the lattice's global ``basis``): the tree starts in the local scale."""
-    near = np.nonzero(dist < 1.3 * np.linalg.norm(basis, axis=0).max())[0]
+    (a, b), (c, e) = basis.tolist()
+    # the longer of its two steps (columns), as np.linalg.norm(basis, axis=0).max() gives it
+    near = np.nonzero(dist < 1.3 * max(math.sqrt(a * a + c * c), math.sqrt(b * b + e * e)))[0]
     steps = pts[near] - pts[root]
     frac = _solve(basis, steps.T).T
     whole = np.round(frac)
-    side = (np.abs(frac - whole).max(axis=1) < 0.35) & (np.abs(whole).sum(axis=1) == 1)
-    if side.sum() < 2 or len({(int(a), int(b)) for a, b in np.abs(whole[side]).tolist()}) < 2:
+    side = [
+        n
+        for n, ((fr, fc), (wr, wc)) in enumerate(zip(frac.tolist(), whole.tolist(), strict=True))
+        if max(abs(fr - wr), abs(fc - wc)) < 0.35 and abs(wr) + abs(wc) == 1
+    ]
+    if len(side) < 2 or len({(abs(wr), abs(wc)) for wr, wc in whole[side].tolist()}) < 2:
         return basis
     fitted = _solve(whole[side].T @ whole[side], whole[side].T @ steps[side]).T
-    return fitted if np.abs(fitted - basis).max() < 0.35 * np.abs(basis).max() else basis
+    (p, q), (u, v) = fitted.tolist()
+    change = max(abs(p - a), abs(q - b), abs(u - c), abs(v - e))
+    return fitted if change < 0.35 * max(abs(a), abs(b), abs(c), abs(e)) else basis
 
 
 def _solve(m: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -213,11 +240,15 @@ def _local_basis(
     if len(k) < 2:
         return parent
     rj, cj = cells[j]
-    dc = [(cells[x][0] - rj, cells[x][1] - cj) for x in k]
     # the normal matrix of whole steps: whole numbers, its determinant exactly (0: collinear steps)
-    a = sum(r * r for r, _ in dc)
-    b = sum(r * c for r, c in dc)
-    e = sum(c * c for _, c in dc)
+    dc = []
+    a = b = e = 0
+    for x in k:
+        r, c = cells[x][0] - rj, cells[x][1] - cj
+        dc.append((r, c))
+        a += r * r
+        b += r * c
+        e += c * c
     if abs(a * e - b * b) < 0.5:
         return parent
     pj = xy[j]

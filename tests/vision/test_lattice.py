@@ -14,7 +14,8 @@ from table import tileset
 from vision import read_table
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
-from vision.lattice import among, cell_keys, fit_lattice
+from vision.geometry import spread as spread_of
+from vision.lattice import _spreads, among, cell_keys, fit_lattice
 from vision.render import random_scene, render
 from vision.symbol_candidates import candidates
 
@@ -382,3 +383,21 @@ def test_cells_among_others_as_isin_of_their_keys() -> None:
         others = np.concatenate([cells[::3], rng.integers(-spread, spread, size=(20, 2))])
         assert among(cells, others).tolist() == np.isin(cell_keys(cells), cell_keys(others)).tolist()
         assert among(cells, others[:0]).tolist() == [False] * 60 and len(among(cells[:0], others)) == 0
+
+
+def test_the_spread_of_whole_cells_is_told_as_spread_tells_it() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        n, width = int(rng.integers(1, 30)), int(rng.integers(1, 6))
+        cells = rng.integers(-width, width + 1, size=(n, 2)) + rng.integers(-40, 40, size=2)
+        for least in (1.0, 1.5):
+            assert _spreads(cells, least) == (spread_of(cells.astype(np.float64)) >= least)
+    # on the limit (NumPy's eigenvalue a bit under it, or on it): answered by spread itself
+    for least, limit in [
+        (1.0, [[3, 0], [0, 1], [3, 2]]),
+        (1.0, [[1, 0], [3, 2], [2, 3], [0, 0], [1, 3], [1, 2], [2, 1], [0, 3]]),
+        (1.5, [[0, 0], [0, 3], [0, 3], [3, 0], [3, 3]]),
+    ]:
+        whole = np.array(limit)
+        assert abs(spread_of(whole.astype(np.float64)) - least) < 1e-12
+        assert _spreads(whole, least) == (spread_of(whole.astype(np.float64)) >= least)

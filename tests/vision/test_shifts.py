@@ -225,3 +225,30 @@ def test_a_far_group_no_shift_fits_is_not_kept_at_the_prediction(push: float) ->
     group_pts[2, 1] -= push * 40.0
     frac = np.array([1.1, 8.1]) + np.zeros((4, 2))
     assert rigid_shift(pts, cells, group_pts, group_cells, frac, one_grid=False) is None
+
+
+def test_local_misfits_equal_the_plain_direct_linear_transform_of_each_shift() -> None:
+    # the stacked form (one eigen-problem per shift, all at once) against each shift's DLT solved alone by
+    # SVD (the textbook null vector), on points seen through a tilted camera with a little noise
+    rng = np.random.default_rng(5)
+    h = np.array([[40.0, 6.0, 300.0], [-5.0, 44.0, 200.0], [0.002, -0.003, 1.0]])
+    cells = np.array([(r, c) for r in range(4) for c in range(5)], np.float64)
+    group_cells = np.array([(1.0, 6.0), (2.0, 6.0), (2.0, 7.0)])
+    pts = apply_homography(h, cells) + rng.normal(0, 0.5, cells.shape)
+    group_pts = apply_homography(h, group_cells) + rng.normal(0, 0.5, group_cells.shape)
+    options = [np.array(step) for step in [(0, 0), (0, 1), (1, -1), (-1, 0)]]
+    stacked = shifts._local_misfits(pts, cells, group_pts, group_cells, options)
+    dst = np.concatenate([pts, group_pts])
+    for shift, misfit in zip(options, stacked, strict=True):
+        src = np.concatenate([cells, group_cells + shift])
+        s_mid, d_mid = src.mean(axis=0), dst.mean(axis=0)
+        s_scale = math.sqrt(2) / np.linalg.norm(src - s_mid, axis=1).mean()
+        d_scale = math.sqrt(2) / np.linalg.norm(dst - d_mid, axis=1).mean()
+        s, d = (src - s_mid) * s_scale, (dst - d_mid) * d_scale
+        rows = []
+        for (x, y), (u, v) in zip(s, d, strict=True):
+            rows += [[x, y, 1, 0, 0, 0, -u * x, -u * y, -u], [0, 0, 0, x, y, 1, -v * x, -v * y, -v]]
+        m = np.linalg.svd(np.array(rows))[2][-1].reshape(3, 3)
+        back = apply_homography(np.linalg.inv(m), d) / s_scale + s_mid
+        assert misfit == pytest.approx(float(np.abs(back - src).max()), abs=1e-9)
+    assert stacked[0] < 0.1 < min(stacked[1:])  # the true shift fits, the others do not
