@@ -13,7 +13,8 @@ frame whose grid holds its tiles (:func:`_faint`, :func:`look`). So is a probe's
 no dark frame (under a steep camera the patch reaches past the tile's body onto the table), where its
 paint is pure (:func:`_unframed`). A narrow layout whose detected tiles were too few for its foreshortened
 axes is cut again in them once the probes have found enough, and a layout too small for them in the affine
-map through its tiles (:func:`_recut`).
+map through its tiles (:func:`_recut`). A cell whose paint is the table's own colour, ringed by four tiles,
+is a hole in a layout of cubes, not a tile (:func:`_without_holes`).
 On Herkle's tiles a probe also takes a whole shield of the frame's form
 (:func:`vision.shield_probes.whole_shields`): with a black ordinary on it (no paint of such a tile stands
 out from its body), or a lit one ringed by the body (the paint's rim test does not fit a shield that fills
@@ -38,7 +39,16 @@ from vision.features import MAX_REACH, Measurements, Presence, concat, measure, 
 from vision.geometry import cells_off, foreshortened, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.outline import asymmetry
-from vision.paint_checks import FAINT, MIN_CONTRAST, pure, table_colour, unlike, whole
+from vision.paint_checks import (
+    FAINT,
+    HOLE_CHROMA,
+    MIN_CONTRAST,
+    chroma_gap,
+    pure,
+    table_colour,
+    unlike,
+    whole,
+)
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
 from vision.perspective import foreshortening
@@ -95,7 +105,8 @@ def occupied(
     refit: bool = True,
 ) -> Located | None:
     """Measure the cells of the placed candidates, then look for missed tiles next to them (``tileset``
-    "herkle": whole shields too, see :func:`vision.shield_probes.whole_shields`). ``refit``: where the
+    "herkle": whole shields too, see :func:`vision.shield_probes.whole_shields`; "cubes": without the holes
+    in the layout, see :func:`_without_holes`). ``refit``: where the
     grid is a similarity, cut the patches again in the map through the tiles found (:func:`_recut`); a
     group the grid left out, read on its own (:mod:`vision.rejoin`), lies across a seam the grid could not
     resolve, and a map through a few of its tiles takes a tile a cell off for foreshortening."""
@@ -139,7 +150,25 @@ def occupied(
     narrow = refit and (len(cells) < 4 or spread(cells.astype(np.float64)) < 1.0)
     if same and tileset != "herkle" and (narrow or len(located.cells) > len(cells)):
         located = _recut(located, narrow=narrow)
-    return located
+    return _without_holes(located) if tileset == "cubes" else located
+
+
+def _without_holes(located: Located) -> Located:
+    """``located`` without the cells ringed by four tiles whose paint is the table's own colour (within
+    HOLE_CHROMA): among Qwirkle Cubes, a hole in the layout is a well walled by the neighbours' dark
+    sides, and the table at its bottom is a square framed in black, which passes every test a symbol on
+    its body does. (Not on flat tiles: there a printed board or a grey table under dim light lies as
+    close to many tiles' measured paint.)"""
+    table = table_colour(located.work, located.lattice, located.cells)
+    if table is None:
+        return located
+    hole = chroma_gap(located.measured.paint, table) <= HOLE_CHROMA
+    if not hole.any():
+        return located
+    # the dark ring round a hole is its four neighbours' bodies
+    sides = (located.cells[hole][:, None, :] + AROUND[None, :4]).reshape(-1, 2)
+    hole[hole] = among(sides, located.cells).reshape(-1, 4).all(axis=1)
+    return located.take(~hole) if hole.any() else located
 
 
 def _recut(located: Located, *, narrow: bool) -> Located:

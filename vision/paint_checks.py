@@ -17,6 +17,10 @@ from vision.patches import cut_patches as _cut
 #: Paint whose chromaticity (B, G, R over their sum) lies within this of the table's is taken for the
 #: table (the tiles' paints are saturated: their chromaticities lie further than this from any table's).
 TABLE_CHROMA = 0.1
+#: Paint whose chromaticity lies within this of the table's is the table itself, seen through a hole in the
+#: layout (on the rendered Cubes set such holes lie within 0.03 of the table, differing by shading only,
+#: while 1 in 5,956 right tiles lies this close).
+HOLE_CHROMA = 0.05
 #: A patch whose paint stands out less than this from its body holds no tile...
 MIN_CONTRAST = 0.7
 #: ...unless its paint stands out more than this, shows a whole symbol and is not the table's colour, in a

@@ -134,6 +134,33 @@ def test_a_faint_candidate_is_a_tile_unless_its_paint_is_the_table_colour(
         assert paint_checks.FAINT < found.measured.contrast[middle][0] <= paint_checks.MIN_CONTRAST
 
 
+@pytest.mark.parametrize(("paint", "read"), [(FELT, False), ((30, 200, 230), True)])
+def test_a_hole_showing_the_table_between_four_tiles_is_no_tile(
+    paint: tuple[int, int, int], read: bool
+) -> None:
+    # nine cube tops on green felt, cells 40 pixels wide, the middle one a square of paint on its body: a
+    # hole in the layout shows the felt there, ringed by its four neighbours' bodies as a symbol is by its
+    # own; not read when the square is the felt's colour, read when it is another colour
+    work = np.full((280, 280, 3), FELT, np.uint8)
+    centres = []
+    for r in range(3):
+        for c in range(3):
+            y, x = 100 + 40 * r, 100 + 40 * c
+            cv2.rectangle(work, (x - 20, y - 20), (x + 19, y + 19), (30, 30, 30), -1)
+            if (r, c) == (1, 1):
+                cv2.rectangle(work, (x - 10, y - 10), (x + 9, y + 9), paint, -1)
+            else:
+                cv2.circle(work, (x, y), 10, (30, 200, 230), -1)
+            centres.append((y, x))
+    points = np.array(centres, np.float64)
+    grid = fit_lattice(points, np.full(9, 20.0))
+    blobs = Blobs(points, np.full(9, 20.0), np.full(9, 400.0))
+    found = occupied.occupied(work, 1.0, blobs, grid, tileset="cubes")
+    assert found is not None
+    middle = np.abs(found.centres - (140, 140)).max(axis=1) < 5
+    assert middle.sum() == int(read) and len(found.cells) == 8 + int(read)
+
+
 def _herkle_frame(seed: int = 7) -> tuple[np.ndarray, dict[str, Any]]:
     """A Herkle layout of 40 tiles on dark wood, 40 px a tile, a little askew: the frame and its truth."""
     scene = random_scene(
