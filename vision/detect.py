@@ -130,7 +130,7 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     if q.ndim != 2 or q.dtype != np.uint8:
         raise ValueError(f"strength image must be 2-D uint8, got shape {q.shape} dtype {q.dtype}")
     h, w = q.shape
-    mean = _local_mean(q, window)
+    mean = local_mean(q, window)
     huge = min(h, w) / 4
     found, refused = _blobs_at(q, mean, PAINT_FRACTION, min_area, huge)
     assert refused is not None  # looked for everywhere
@@ -159,13 +159,14 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     return Blobs(found.centres, found.extents, found.areas, more.centres)
 
 
-def lit_mask(q: np.ndarray, *, window: int | None = None) -> np.ndarray:
+def lit_mask(q: np.ndarray, *, window: int | None = None, mean: np.ndarray | None = None) -> np.ndarray:
     """Where the strength image (H, W) uint8 is lit: at least PAINT_FRACTION of its local mean over a
-    ``window`` box (default as :func:`find_blobs`'s), uint8 0/1 (H, W): what passes for paint."""
-    return _lit(q, _local_mean(q, window), PAINT_FRACTION)
+    ``window`` box (default as :func:`find_blobs`'s; or the ``mean`` (H, W) uint8 of :func:`local_mean`
+    given), uint8 0/1 (H, W): what passes for paint."""
+    return _lit(q, local_mean(q, window) if mean is None else mean, PAINT_FRACTION)
 
 
-def _local_mean(q: np.ndarray, window: int | None) -> np.ndarray:
+def local_mean(q: np.ndarray, window: int | None = None) -> np.ndarray:
     """The mean of ``q`` (H, W) uint8 over a box ``window`` wide (odd; default an eighth of the shorter
     side), uint8 (H, W)."""
     h, w = q.shape

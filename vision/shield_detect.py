@@ -18,7 +18,10 @@ vanished (a smaller one, further from a tilted camera) is taken from a shallower
 the candidate, its extent plus ``2·d`` the shield's width. Last, every shield shows the frame's field colour
 (:func:`vision.shields.field_colour`) somewhere in its middle: a blob without any is the table seen through a
 hole in the layout, framed by the tiles around it, and is dropped (when the field colour fits most blobs, so
-that it was found).
+that it was found). Before that, the blobs must be paint: a dark table in dim light passes for lit against its
+own dim mean but for the gaps its noise leaves, and between those gaps lie hundreds of square cores, no
+brighter than the table. Where the median blob's middle is not brighter than the local mean by more than
+the frame's noise (:func:`contrast`), no blob is a shield.
 
 All points are ``(row, col)`` in the coordinates of the image passed in.
 """
@@ -31,7 +34,7 @@ import cv2
 import numpy as np
 
 from table import tileset
-from vision.detect import Blobs, lit_mask, strength
+from vision.detect import Blobs, lit_mask, local_mean, strength
 from vision.geometry import holds, local_axes, similarity
 from vision.patches import cut_patches
 from vision.shields import MISFIT, field_colour, outline_misfit, shield_outline, view_shields
@@ -61,6 +64,10 @@ SPLIT = 2.5
 FIELD_SHARE = 0.05
 FIELD_TOLERANCE = 0.3
 FIELD_AGREES = 0.3
+#: Shields are paint: the middle of the median blob is brighter than the frame's local mean strength by
+#: more than this many times the frame's pixel noise (:func:`contrast`). Cores in the noise of a dark table
+#: in dim light sit at the mean (medians -0.3..0.2 on dim rendered Herkle frames); shields' are 9 and more.
+CONTRAST = 1.0
 
 
 @dataclass(frozen=True)
@@ -91,10 +98,12 @@ def find_shields(image: np.ndarray) -> Blobs:
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"image must be BGR uint8 (H, W, 3), got shape {image.shape} dtype {image.dtype}")
     # at half the resolution (the rims between shields kept dark), a quarter of the work
-    half = _shields(_halved(lit_mask(strength(image))))
+    q = strength(image)
+    mean = local_mean(q)  # kept for the blobs' contrast
+    half = _shields(_halved(lit_mask(q, mean=mean)))
     found = Blobs(half.centres * 2 + 0.5, half.extents * 2, half.areas * 4)
-    if len(found) == 0:
-        return found
+    if len(found) == 0 or np.median(contrast(q, mean, found)) <= CONTRAST:
+        return Blobs(np.zeros((0, 2)), np.zeros(0), np.zeros(0))  # none, or the table's noise
     share = field_share(image, found)
     if np.median(share) < FIELD_AGREES:
         return found  # the field colour was not found: no blob is told from the table by it
@@ -112,6 +121,28 @@ def field_share(image: np.ndarray, blobs: Blobs) -> np.ndarray:
     middle = patches[:, np.hypot(u[:, None], u[None, :]) < 0.4].astype(np.float32)
     near = np.linalg.norm(middle - field, axis=2) < FIELD_TOLERANCE * max(float(field.max()), 1.0)
     return np.asarray(near.mean(axis=1))
+
+
+def contrast(q: np.ndarray, mean: np.ndarray, blobs: Blobs) -> np.ndarray:
+    """Per blob (N,), how much brighter than the local ``mean`` (H, W) uint8 the strength ``q`` (H, W)
+    uint8 is in its middle (a square 0.4 its extent wide), in units of the frame's pixel noise: the
+    robust standard deviation (1.4826 times the median absolute value, over √2) of the differences
+    between side neighbours on every fourth row (edges are few among them), at least one level."""
+    steps = cv2.absdiff(q[::4, 1:], q[::4, :-1])
+    counts = np.bincount(steps.ravel(), minlength=256)
+    mad = int(np.searchsorted(np.cumsum(counts), (counts.sum() + 1) // 2))
+    noise = max(1.4826 * mad / np.sqrt(2), 1.0)
+    integral = cv2.integral(q)  # int32, (H + 1, W + 1)
+    h, w = q.shape
+    half = np.maximum(blobs.extents * 0.2, 1.0)
+    top = np.clip(np.round(blobs.centres[:, 0] - half), 0, h - 1).astype(np.int64)
+    bottom = np.clip(np.round(blobs.centres[:, 0] + half) + 1, top + 1, h).astype(np.int64)
+    left = np.clip(np.round(blobs.centres[:, 1] - half), 0, w - 1).astype(np.int64)
+    right = np.clip(np.round(blobs.centres[:, 1] + half) + 1, left + 1, w).astype(np.int64)
+    total = integral[bottom, right] - integral[top, right] - integral[bottom, left] + integral[top, left]
+    middle = total / ((bottom - top) * (right - left))
+    # the local mean is a wide box's (an eighth of the frame): its value at the centre is the middle's
+    return np.asarray((middle - mean[(top + bottom) // 2, (left + right) // 2]) / noise)
 
 
 def _shields(lit: np.ndarray) -> Blobs:

@@ -39,7 +39,7 @@ def candidates(
         return _found_by(image, _paint_blobs)
     if shields:
         found = _found_by(image, find_shields)
-        if found is None or found[3].placed.mean() >= SHIELDS_PLACED:
+        if found is not None and found[3].placed.mean() >= SHIELDS_PLACED:
             return found
     return _found_by(image, _paint_pieces)
 

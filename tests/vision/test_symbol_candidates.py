@@ -13,8 +13,9 @@ from vision.render import random_scene, render
 
 
 def test_herkle_in_dim_light_falls_back_from_noise_to_paint() -> None:
-    # a tenth of the light on dark felt: the shield detector finds cores in the table's noise that no
-    # grid holds; the pieces of paint then find the tiles, and nothing is read wrong
+    # a tenth of the light on dark felt: the shield detector finds no shields (only cores in the table's
+    # noise, no brighter than the table), or none a grid holds; the pieces of paint then find the tiles,
+    # and nothing is read wrong
     from dataclasses import replace as changed
 
     from calibration.lighting import SHIFTS, shift_light
@@ -25,7 +26,7 @@ def test_herkle_in_dim_light_falls_back_from_noise_to_paint() -> None:
     out = render(changed(scene, conditions=conditions))
     image = shift_light(out.image, SHIFTS["dim"], seed=1)
     shields = symbol_candidates._found_by(image, find_shields)
-    assert shields is not None and shields[3].placed.mean() < symbol_candidates.SHIELDS_PLACED
+    assert shields is None or shields[3].placed.mean() < symbol_candidates.SHIELDS_PLACED
     tally = score_frame(read_table(image, tileset=tileset("herkle")), out.truth, layout=None, where="dim")
     assert tally.wrong == tally.extra == 0
     assert tally.right >= tally.tiles // 2, tally.summary()
