@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -108,27 +109,41 @@ def test_faint_symbols_on_light_wood_in_warm_light_are_read(monkeypatch: pytest.
 FELT = (40, 110, 40)
 
 
-@pytest.mark.parametrize(("paint", "read"), [((30, 60, 45), True), ((20, 55, 20), False)])
-def test_a_faint_candidate_is_a_tile_unless_its_paint_is_the_table_colour(
-    paint: tuple[int, int, int], read: bool
-) -> None:
-    # nine tiles on green felt, cells 40 pixels wide; the middle symbol stands out from its body by 0.67
-    # only: read when its paint is another colour than the felt's, not when it is the felt's (the felt
-    # seen through a hole in the layout is ringed by the neighbours' bodies just as dark)
+def _nine_on_felt(
+    middle: Callable[[np.ndarray, int, int], object], *, half: int, area: float, tileset: str | None = None
+) -> tuple[occupied.Located, np.ndarray]:
+    """Nine tiles on green felt, cells 40 pixels wide, bodies ``2·half`` wide, each with a yellow circle but
+    the middle one, drawn by ``middle(work, y, x)``: what :func:`occupied.occupied` finds, and which of it
+    lies in the middle."""
     work = np.full((280, 280, 3), FELT, np.uint8)
     centres = []
     for r in range(3):
         for c in range(3):
             y, x = 100 + 40 * r, 100 + 40 * c
-            cv2.rectangle(work, (x - 19, y - 19), (x + 18, y + 18), (30, 30, 30), -1)
-            cv2.circle(work, (x, y), 10, paint if (r, c) == (1, 1) else (30, 200, 230), -1)
+            cv2.rectangle(work, (x - half, y - half), (x + half - 1, y + half - 1), (30, 30, 30), -1)
+            if (r, c) == (1, 1):
+                middle(work, y, x)
+            else:
+                cv2.circle(work, (x, y), 10, (30, 200, 230), -1)
             centres.append((y, x))
     points = np.array(centres, np.float64)
     grid = fit_lattice(points, np.full(9, 20.0))
-    blobs = Blobs(points, np.full(9, 20.0), np.full(9, 300.0))
-    found = occupied.occupied(work, 1.0, blobs, grid)
+    blobs = Blobs(points, np.full(9, 20.0), np.full(9, area))
+    found = occupied.occupied(work, 1.0, blobs, grid, tileset=tileset)
     assert found is not None
-    middle = np.abs(found.centres - (140, 140)).max(axis=1) < 5
+    return found, np.abs(found.centres - (140, 140)).max(axis=1) < 5
+
+
+@pytest.mark.parametrize(("paint", "read"), [((30, 60, 45), True), ((20, 55, 20), False)])
+def test_a_faint_candidate_is_a_tile_unless_its_paint_is_the_table_colour(
+    paint: tuple[int, int, int], read: bool
+) -> None:
+    # nine tiles on green felt; the middle symbol stands out from its body by 0.67 only: read when its
+    # paint is another colour than the felt's, not when it is the felt's (the felt seen through a hole in
+    # the layout is ringed by the neighbours' bodies just as dark)
+    found, middle = _nine_on_felt(
+        lambda work, y, x: cv2.circle(work, (x, y), 10, paint, -1), half=19, area=300.0
+    )
     assert middle.sum() == int(read) and len(found.cells) == 8 + int(read)
     if read:
         assert paint_checks.FAINT < found.measured.contrast[middle][0] <= paint_checks.MIN_CONTRAST
@@ -138,26 +153,15 @@ def test_a_faint_candidate_is_a_tile_unless_its_paint_is_the_table_colour(
 def test_a_hole_showing_the_table_between_four_tiles_is_no_tile(
     paint: tuple[int, int, int], read: bool
 ) -> None:
-    # nine cube tops on green felt, cells 40 pixels wide, the middle one a square of paint on its body: a
-    # hole in the layout shows the felt there, ringed by its four neighbours' bodies as a symbol is by its
-    # own; not read when the square is the felt's colour, read when it is another colour
-    work = np.full((280, 280, 3), FELT, np.uint8)
-    centres = []
-    for r in range(3):
-        for c in range(3):
-            y, x = 100 + 40 * r, 100 + 40 * c
-            cv2.rectangle(work, (x - 20, y - 20), (x + 19, y + 19), (30, 30, 30), -1)
-            if (r, c) == (1, 1):
-                cv2.rectangle(work, (x - 10, y - 10), (x + 9, y + 9), paint, -1)
-            else:
-                cv2.circle(work, (x, y), 10, (30, 200, 230), -1)
-            centres.append((y, x))
-    points = np.array(centres, np.float64)
-    grid = fit_lattice(points, np.full(9, 20.0))
-    blobs = Blobs(points, np.full(9, 20.0), np.full(9, 400.0))
-    found = occupied.occupied(work, 1.0, blobs, grid, tileset="cubes")
-    assert found is not None
-    middle = np.abs(found.centres - (140, 140)).max(axis=1) < 5
+    # nine cube tops on green felt, the middle one a square of paint on its body: a hole in the layout
+    # shows the felt there, ringed by its four neighbours' bodies as a symbol is by its own; not read when
+    # the square is the felt's colour, read when it is another colour
+    found, middle = _nine_on_felt(
+        lambda work, y, x: cv2.rectangle(work, (x - 10, y - 10), (x + 9, y + 9), paint, -1),
+        half=20,
+        area=400.0,
+        tileset="cubes",
+    )
     assert middle.sum() == int(read) and len(found.cells) == 8 + int(read)
 
 
