@@ -91,7 +91,7 @@ PIECE = 0.3
 FIELD_WEIGHT = 0.5
 #: A tile lies askew of the grid's axes (laid by hand, in a row bent by drift), so a shield is whole when
 #: its outline fits the painted shield turned by a quarter turn and by one of these angles (degrees; see
-#: :func:`askew`).
+#: :func:`outline_misfit`).
 TURNS = tuple(float(a) for a in np.arange(-12.0, 12.1, 3.0))
 
 
@@ -190,8 +190,9 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         The frame's field colour (:func:`field_colour`).
     outline : ndarray, shape (SIZE, SIZE), optional
         The shield's outline (:func:`shield_outline`). Given, a shield is whole only when it is also
-        shield-shaped (:func:`askew` at most MISFIT: the painted shield's outline, turned by up to a few
-        degrees, as a tile laid askew of the grid's axes is), and a lit field whose hull is not is
+        shield-shaped (:func:`outline_misfit` over :data:`TURNS` at most MISFIT: the painted shield's
+        outline, turned by up to a few degrees, as a tile laid askew of the grid's axes is), and a lit
+        field whose hull is not is
         completed where it was cut short (:func:`vision.hulls.completed`).
     """
     _check(patches)
@@ -245,7 +246,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     typical = float(np.median(area[view.found]))
     whole = view.found & (area >= WHOLE * typical) & (off <= CENTRED)
     if outline is not None:
-        whole &= askew(view.outline, outline) <= MISFIT
+        whole &= outline_misfit(view.outline, outline, turns=TURNS) <= MISFIT
         seen = view.found.copy()
         cut = np.zeros(n, bool)
         # a shield run into the lit table or into its neighbour's through its blurred rim: the hull of
@@ -262,7 +263,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
                 view.found[j]
                 and middle.sum() >= WHOLE * typical
                 and np.abs(view.centre[j]).max() <= CENTRED
-                and askew(view.outline[j : j + 1], outline)[0] <= MISFIT
+                and outline_misfit(view.outline[j : j + 1], outline, turns=TURNS)[0] <= MISFIT
             )
         # a hull cut short (by a black ordinary reaching the shield's edge, or by the window the lit
         # field is read in, which a shield a little off its patch's middle reaches past) is completed
@@ -336,19 +337,14 @@ def shield_outline(tiles: TileSet) -> np.ndarray:
     return np.asarray(view_shields(stack, field_colour(stack)).outline.mean(axis=0), np.float32)
 
 
-def outline_misfit(outlines: np.ndarray, template: np.ndarray) -> np.ndarray:
-    """How far each outline (N, SIZE, SIZE) is from the template's shield at its nearest quarter turn
-    (root-mean-square difference, 0..1): a cell of table framed by tiles, or a hand, is not
-    shield-shaped."""
-    misfits = [np.sqrt(((outlines - np.rot90(template, k)[None]) ** 2).mean(axis=(1, 2))) for k in range(4)]
-    return np.asarray(np.min(misfits, axis=0))
-
-
-def askew(outlines: np.ndarray, template: np.ndarray) -> np.ndarray:
+def outline_misfit(
+    outlines: np.ndarray, template: np.ndarray, *, turns: tuple[float, ...] = (0.0,)
+) -> np.ndarray:
     """How far each outline (N, SIZE, SIZE) is from the template's shield at its nearest quarter turn and
-    angle of :data:`TURNS` (root-mean-square difference, 0..1, as :func:`outline_misfit`): a tile lies
-    askew of the grid's axes by a few degrees, its shield with it."""
-    models, norms = _turned(np.ascontiguousarray(template, np.float32).tobytes(), TURNS)
+    angle of ``turns`` (degrees; :data:`TURNS` for a tile laid askew of the grid's axes, its shield with it):
+    the root-mean-square difference, 0..1. A cell of table framed by tiles, or a hand, is not
+    shield-shaped."""
+    models, norms = _turned(np.ascontiguousarray(template, np.float32).tobytes(), tuple(turns))
     flat = outlines.reshape(len(outlines), -1)
     # squared distances to every model; einsum, not a BLAS product, on these small arrays
     across = np.einsum("nk,jk->nj", flat, models)
