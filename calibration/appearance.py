@@ -10,7 +10,9 @@
    cannot name, by position alone) and learn colour and shape prototypes from them
    (:func:`vision.learn_prototypes`: the symbols' outlines weighed against the edition's by how noisy
    this light makes the photo's own tiles), keeping the learned outlines only where they name tiles
-   they were not learned from at least as well as the edition's (:func:`_outlines_that_hold`);
+   they were not learned from at least as well as the edition's (:func:`_outlines_that_hold`); for a
+   dim photo, also through a noise filter, kept where that names the tiles better
+   (:mod:`calibration.denoise`: frames are then read twice, plainly and through the filter);
 3. read the same photo again with what was learned, and check: which known tiles it reads right (fewer
    than half: refused), how well separated each colour and shape is, the light, glare and sharpness
    (:mod:`calibration.checks`); draw the contact sheet (:mod:`calibration.contact`);
@@ -37,6 +39,7 @@ import numpy as np
 
 from calibration.balance import apply_balance, chart_balance, estimate_balance
 from calibration.checks import (
+    MIN_PAINT_LEVELS,
     Margins,
     colour_margins,
     margin_warnings,
@@ -44,8 +47,10 @@ from calibration.checks import (
     shape_margins,
 )
 from calibration.contact import RIGHT, UNREAD, WRONG, contact_sheet
+from calibration.denoise import denoised, held_out_shapes, named_through_filter
 from calibration.file import Calibration
 from calibration.geometry import geometry_from_reading, undistort
+from device.doctor import MIN_BRIGHT
 from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
 from vision.classify import name_shapes, views_remembered
@@ -144,9 +149,17 @@ def prepare(image: np.ndarray, calibration: Calibration | None) -> np.ndarray:
 def read_calibrated(
     image: np.ndarray, calibration: Calibration | None, *, tileset: TileSet, layout: Layout | None = None
 ) -> Reading:
-    """:func:`vision.read_table` on the frame :func:`prepare` makes, with the learned prototypes."""
+    """:func:`vision.read_table` on the frame :func:`prepare` makes, with the learned prototypes; where the
+    calibration learned through the noise filter (a dim light), read a second time through it and put
+    together (:func:`calibration.denoise.named_through_filter`)."""
     protos = None if calibration is None else calibration.prototypes
-    return read_table(prepare(image, calibration), tileset=tileset, layout=layout, calibration=protos)
+    seen = prepare(image, calibration)
+    if calibration is None or calibration.filtered is None:
+        return read_table(seen, tileset=tileset, layout=layout, calibration=protos)
+    # the plain reading's guesses too (tiles under MIN_CONFIDENCE), for the filtered one to confirm
+    plain = read_table(seen, tileset=tileset, layout=layout, calibration=protos, min_confidence=0.0)
+    filtered = read_table(denoised(seen), tileset=tileset, layout=layout, calibration=calibration.filtered)
+    return named_through_filter(plain, filtered)
 
 
 @views_remembered()  # Herkle's known tiles are viewed on their shields to learn, to chart and to report
@@ -236,6 +249,10 @@ def calibrate_from_photo(
         )
     if right < len(known):
         warnings.append(f"read back, {right} of the {len(known)} known tiles are read right")
+    filtered = None
+    if numbers["bright"] < MIN_BRIGHT or numbers["paint_levels"] < MIN_PAINT_LEVELS:
+        filtered = _through_filter(seen, known, tileset, measured, tiles)
+    numbers["noise_filter"] = filtered is not None
     sheet = contact_sheet(
         seen,
         geometry.cell_to_image,
@@ -261,6 +278,7 @@ def calibrate_from_photo(
             "tiles": len(tiles),
             "refined": 0,
         },
+        filtered=filtered,
     )
     elapsed = (time.perf_counter() - started) * 1000
     return calibration, Report(len(known), len(tiles), right, cm, sm, numbers, warnings, sheet, elapsed)
@@ -356,6 +374,31 @@ def _outlines_that_hold(
         without = learn(measured.take(others), tiles[:i] + tiles[i + 1 :])
         held_out += _named_right(one, [tile], without)
     return learned if held_out >= _named_right(measured, tiles, edition) else edition
+
+
+def _through_filter(
+    seen: np.ndarray, known: Board, tileset: TileSet, measured: Measurements, tiles: list[Tile]
+) -> Prototypes | None:
+    """Prototypes learned on the photo ``seen`` (balanced) through the noise filter
+    (:func:`calibration.denoise.denoised`), when its known tiles are all found there as plainly and its
+    outlines, so learned, name the tiles they were not learned from better: more of them right, or as
+    many with a higher mean log-probability of each tile's own shape
+    (:func:`calibration.denoise.held_out_shapes`); else None. Editions named by silhouette (Herkle) have
+    no outlines to learn: None."""
+    if not default_prototypes(tileset).outlines:
+        return None
+    found, known_there = _measure(denoised(seen), known, tileset)
+    if Counter(known_there) != Counter(tiles):
+        return None
+
+    def learn(m: Measurements, t: list[Tile]) -> Prototypes:
+        return learn_prototypes([(m, t)], tileset=tileset)
+
+    plain = held_out_shapes(measured, tiles, learn)
+    through = held_out_shapes(found, known_there, learn)
+    if through <= plain:  # more named right, or as many with their own shapes more probable
+        return None
+    return _outlines_that_hold(learn, found, known_there, tileset)
 
 
 def _named_right(measured: Measurements, tiles: list[Tile], prototypes: Prototypes) -> int:

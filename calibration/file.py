@@ -12,7 +12,8 @@
       "samples": {"colours": {"red": 4, ...}, "shapes": {"circle": 4, ...}},
       "geometry": {"pitch", "angle", "cell_to_image", "play_area", "plane", "lens"} or null,
       "camera": {"exposure_us", "analogue_gain", "colour_gains", "lens_position", "settled"} or null,
-      "source": {"photo": "start.jpg", "known": "layout", "tiles": 24, "refined": 0}
+      "source": {"photo": "start.jpg", "known": "layout", "tiles": 24, "refined": 0},
+      "filtered": {...} or null               # prototypes through the noise filter (a dim light)
     }
 
 Unknown keys are errors that name them (a typo must not pass silently). The older form, a bare
@@ -51,6 +52,7 @@ KEYS = (
     "geometry",
     "camera",
     "source",
+    "filtered",
 )
 GEOMETRY_KEYS = ("pitch", "angle", "cell_to_image", "play_area", "plane", "lens")
 PLANE_KEYS = ("image_to_plane", "square_mm", "rms_px", "corners")
@@ -92,6 +94,10 @@ class Calibration:
         ``refined`` (confirmed boards added since).
     created : str
         ISO 8601 time of writing.
+    filtered : Prototypes or None
+        Prototypes learned on the photo through a noise filter (:mod:`calibration.denoise`): when given,
+        every frame is read a second time through the filter with them, and the two readings are put
+        together (:func:`calibration.denoise.named_through_filter`). Only for a dim light.
     """
 
     tileset: str
@@ -103,6 +109,7 @@ class Calibration:
     camera: CameraSettings | None = None
     source: dict[str, Any] = field(default_factory=dict)
     created: str = ""
+    filtered: Prototypes | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,6 +124,7 @@ class Calibration:
             "geometry": self.geometry.to_json(),
             "camera": None if self.camera is None else camera_to_json(self.camera),
             "source": self.source,
+            "filtered": None if self.filtered is None else self.filtered.to_json(),
         }
 
 
@@ -144,10 +152,10 @@ def from_json(data: Any, *, where: str) -> Calibration:
     if not isinstance(tiles, str):
         raise CalibrationError(f"{where}: tileset must be a variant name, got {tiles!r}")
     prototypes = _prototypes(data["prototypes"], where, "prototypes")
-    if prototypes.tileset != tiles:
-        raise CalibrationError(
-            f"{where}: prototypes.tileset {prototypes.tileset!r} differs from tileset {tiles!r}"
-        )
+    filtered = None if data.get("filtered") is None else _prototypes(data["filtered"], where, "filtered")
+    for key, found in (("prototypes", prototypes), ("filtered", filtered)):
+        if found is not None and found.tileset != tiles:
+            raise CalibrationError(f"{where}: {key}.tileset {found.tileset!r} differs from tileset {tiles!r}")
     size = None
     if data.get("width") is not None or data.get("height") is not None:
         size = (_int(data.get("width"), where, "width"), _int(data.get("height"), where, "height"))
@@ -165,6 +173,7 @@ def from_json(data: Any, *, where: str) -> Calibration:
         camera=camera,
         source=_source(data.get("source"), where),
         created=str(data.get("created") or ""),
+        filtered=filtered,
     )
 
 
