@@ -46,24 +46,22 @@ from calibration.checks import (
     photo_checks,
     shape_margins,
 )
-from calibration.contact import RIGHT, UNREAD, WRONG, contact_sheet
+from calibration.contact import RIGHT, contact_sheet
 from calibration.denoise import denoised, held_out_shapes, named_through_filter
 from calibration.file import Calibration
 from calibration.geometry import geometry_from_reading, undistort
+from calibration.known import MIN_TILES, measure_known, verdicts
 from device.doctor import MIN_BRIGHT
 from table import Board, Layout, PlacedTile, Tile, TileSet
-from table.register import register
 from vision.classify import name_shapes, views_remembered
 from vision.features import Measurements
 from vision.learning import learn_prototypes
 from vision.paint_checks import MIN_CONTRAST
 from vision.pi_camera import CameraSettings
 from vision.prototypes import Prototypes, default_prototypes
-from vision.reader import MAX_FIT, MIN_CONFIDENCE, locate, measure_tiles, read_table
+from vision.reader import MAX_FIT, MIN_CONFIDENCE, measure_tiles, read_table
 from vision.reading import Reading
 
-#: Fewer known tiles found than this: too few to learn from.
-MIN_TILES = 6
 #: When refining, earlier tiles count at most this many per class (so the prototypes follow slow drift).
 MAX_WEIGHT = 60
 #: A stronger white balance is kept over a weaker one when the tiles it finds are this unlikely by chance.
@@ -227,7 +225,7 @@ def calibrate_from_photo(
         # when every known tile is read right already)
         chart = chart_balance(measured, tiles, tileset, balance)
         under = apply_balance(straight, chart)
-        found = _measure(under, known, tileset)
+        found = measure_known(under, known, tileset)
         if len(found[1]) >= MIN_TILES:
             learned = _learned(under, *found, known, tileset, layout=layout)
             if _right(learned[2]) > _right(verdicts):
@@ -387,7 +385,7 @@ def _through_filter(
     no outlines to learn: None."""
     if not default_prototypes(tileset).outlines:
         return None
-    found, known_there = _measure(denoised(seen), known, tileset)
+    found, known_there = measure_known(denoised(seen), known, tileset)
     if Counter(known_there) != Counter(tiles):
         return None
 
@@ -424,7 +422,7 @@ def _learned(
         lambda m, t: learn_prototypes([(m, t)], tileset=tileset), measured, tiles, tileset
     )
     reading = read_table(seen, tileset=tileset, layout=layout, calibration=prototypes)
-    return (prototypes, reading, *_verdicts(reading, known, layout))
+    return (prototypes, reading, *verdicts(reading, known, layout))
 
 
 def _right(verdicts: dict[tuple[int, int], str]) -> int:
@@ -469,7 +467,7 @@ def _balanced(
     kept: Counter[Tile] = Counter()
     for candidate in (np.ones(3), gains**0.5, gains**0.75, gains):
         seen = apply_balance(image, candidate)
-        measured, tiles = _measure(seen, known, tileset)
+        measured, tiles = measure_known(seen, known, tileset)
         clear = Counter(t for t, c in zip(tiles, measured.contrast.tolist(), strict=True) if c > MIN_CONTRAST)
         if clear.total() == len(known):
             return candidate, seen, measured, tiles, gains
@@ -488,76 +486,6 @@ def _finds_more(found: Counter[Tile], before: Counter[Tile]) -> bool:
     n = gained + lost
     tail = sum(math.comb(n, k) for k in range(gained, n + 1)) / 2**n
     return gained > lost and tail < SIGNIFICANCE
-
-
-def _measure(image: np.ndarray, known: Board, tileset: TileSet) -> tuple[Measurements, list[Tile]]:
-    """The known tiles' measurements: registered by their names as the default prototypes read them, or,
-    when that fails (a tile set the defaults cannot name), by position alone."""
-    try:
-        measured, tiles, _ = measure_tiles(image, known, tileset=tileset)
-    except ValueError:
-        return _measure_by_position(image, known, tileset)
-    if len(tiles) >= MIN_TILES:
-        return measured, tiles
-    by_position = _measure_by_position(image, known, tileset)
-    return by_position if len(by_position[1]) > len(tiles) else (measured, tiles)
-
-
-def _measure_by_position(
-    image: np.ndarray, known: Board, tileset: TileSet
-) -> tuple[Measurements, list[Tile]]:
-    """Match read cells to ``known`` by the pattern they form alone, turned upright by the grid's angle:
-    only when the photo shows exactly the known cells (a user's arrangement, nothing else in view)."""
-    located = locate(image, tileset=tileset.name, shields=False)
-    if located is None:
-        return _empty(), []
-    turns = round(located.lattice.angle / 90.0) % 4
-    cells = [_turn((int(r), int(c)), -turns) for r, c in located.cells]
-    read_origin = np.min(cells, axis=0)
-    (r0, c0), _ = known.bounds
-    moved = [(r - read_origin[0] + r0, c - read_origin[1] + c0) for r, c in cells]
-    if set(moved) != set(known):
-        return _empty(), []
-    keep = np.arange(len(moved))
-    return located.measured.take(keep), [known[cell] for cell in moved]
-
-
-def _turn(cell: tuple[int, int], turns: int) -> tuple[int, int]:
-    r, c = cell
-    for _ in range(turns % 4):
-        r, c = c, -r
-    return r, c
-
-
-def _empty() -> Measurements:
-    return Measurements(*(np.zeros((0,)) for _ in Measurements.__dataclass_fields__))
-
-
-def _verdicts(
-    reading: Reading, known: Board, layout: Layout | None
-) -> tuple[dict[tuple[int, int], str], np.ndarray | None]:
-    """Per known cell: read right, wrong or not at all; and the known-to-reading cell transform (3×3) when
-    the reading's cells are not the known board's (a free table)."""
-    read = reading.board
-    to_known = None
-    if layout is None and read:
-        motion = register(known, read)
-        read = motion.board(read)
-        to_known = _inverse_motion(motion.turns, motion.shift)
-    verdicts = {}
-    for cell, tile in known.items():
-        got = read.get(cell)
-        verdicts[cell] = UNREAD if got is None else RIGHT if got == tile else WRONG
-    return verdicts, to_known
-
-
-def _inverse_motion(turns: int, shift: tuple[int, int]) -> np.ndarray:
-    """3×3 on ``(row, col, 1)`` taking known cells back to reader cells (undo ``shift``, turn back)."""
-    turn = np.eye(3)
-    for _ in range(turns % 4):
-        turn = np.array([[0.0, -1, 0], [1, 0, 0], [0, 0, 1]]) @ turn
-    undo = np.array([[1.0, 0, -shift[0]], [0, 1, -shift[1]], [0, 0, 1]])
-    return np.asarray(turn @ undo)
 
 
 def _check_image(image: object) -> None:

@@ -348,7 +348,7 @@ def test_the_balance_kept_is_the_weakest_under_which_every_known_tile_stands_out
         return Measurements(**{**columns, "contrast": contrast}), list(board.values())
 
     monkeypatch.setattr(appearance, "estimate_balance", lambda _: gains)
-    monkeypatch.setattr(appearance, "_measure", measure)
+    monkeypatch.setattr(appearance, "measure_known", measure)
     balance, *_ = appearance._balanced(np.full((8, 8, 3), 128, np.uint8), known, CLASSIC)
     assert np.allclose(balance, gains**0.75)
 
@@ -371,7 +371,7 @@ def test_a_balance_that_finds_a_few_more_tiles_by_chance_is_not_kept(monkeypatch
             columns = {f.name: np.zeros(len(tiles)) for f in dataclasses.fields(Measurements)}
             return Measurements(**{**columns, "contrast": contrast}), list(tiles)
 
-        monkeypatch.setattr(appearance, "_measure", measure)
+        monkeypatch.setattr(appearance, "measure_known", measure)
         balance, *_ = appearance._balanced(np.full((8, 8, 3), 128, np.uint8), known, CLASSIC)
         return balance
 

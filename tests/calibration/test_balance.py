@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration import appearance, arrangement
+from calibration import arrangement
 from calibration.balance import apply_balance, chart_balance
+from calibration.known import measure_known
 from calibration.lighting import SHIFTS, illuminant_gains, shift_light
 from table import tileset
 from vision.render import Conditions, Scene, render
@@ -23,7 +24,7 @@ def daylight() -> np.ndarray:
 
 
 def _chart(photo: np.ndarray, gains: np.ndarray) -> np.ndarray:
-    measured, tiles = appearance._measure(apply_balance(photo, gains), arrangement(CLASSIC), CLASSIC)
+    measured, tiles = measure_known(apply_balance(photo, gains), arrangement(CLASSIC), CLASSIC)
     assert len(tiles) >= 30
     return chart_balance(measured, tiles, CLASSIC, gains)
 
@@ -44,7 +45,7 @@ def test_the_known_paints_see_no_cast_in_daylight(daylight: np.ndarray) -> None:
 
 
 def test_a_channel_few_tiles_show_keeps_its_gain(daylight: np.ndarray) -> None:
-    measured, tiles = appearance._measure(daylight, arrangement(CLASSIC), CLASSIC)
+    measured, tiles = measure_known(daylight, arrangement(CLASSIC), CLASSIC)
     reds = np.array([t.colour == "red" for t in tiles])  # red paint shows almost no blue or green
     gains = chart_balance(
         measured.take(reds), [t for t, r in zip(tiles, reds, strict=True) if r], CLASSIC, np.ones(3)
