@@ -7,7 +7,9 @@ in its prototype's own spread, and by how far the outline is from a fourfold sym
 side face, a symbol smeared by other paint: a poor fit, never another shape); calibrated, under the
 spreads learned under the calibration photo's light, with each tile's own noise in the confidence
 and by the symbol's size as the photo showed it (its paint's coverage of the cell), the fit then
-counting only the asymmetry the outline's own noise does not explain (:func:`name_shapes`). Colours
+counting only the asymmetry the outline's own noise does not explain (:func:`name_shapes`). A tile's
+paint is read as it is and with what may be a lamp's reflection on its glossy top taken off
+(:func:`vision.prototypes.colour_features`), and the reading nearer a colour is kept. Colours
 adapt to the frame: after a first pass, each colour's prototype moves halfway to the mean of the tiles
 confidently given that colour in this frame (when there are a few), and the tiles are named again;
 this absorbs what the white balance left of the light. The colour-blind edition's inner mark is a
@@ -133,10 +135,14 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     """
     if prototypes.tileset == "herkle":
         return _name_shields(m, gains, prototypes)
-    feats = colour_features(m, gains)
     names = list(prototypes.colours)
     centres = np.array([prototypes.colours[k] for k in names])
-    dist = colour_distance(feats, centres)
+    # each tile's paint as it is and with what may be a lamp's reflection taken off (the body lighter
+    # than the frame's black in every channel): the reading that lies nearer a colour is kept
+    feats, lit = colour_features(m, gains), colour_features(m, gains, reflection=True)
+    dist, dist_lit = colour_distance(feats, centres), colour_distance(lit, centres)
+    glossy = dist_lit.min(axis=1) < dist.min(axis=1)
+    feats, dist = np.where(glossy[:, None], lit, feats), np.where(glossy[:, None], dist_lit, dist)
     conf = _softmax_best(dist, prototypes.colour_spread)
     best = dist.argmin(axis=1)
     adapted = centres.copy()

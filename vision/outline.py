@@ -22,6 +22,8 @@ CHUNK = 256
 RAYS = 64
 #: How far the rays reach, in cells (a criss-cross's tips come within a few per cent of the face's corner).
 REACH = 0.5
+#: A paint level below this is the body's (as :class:`vision.features.Presence` takes its dark pixels).
+BODY_LEVEL = 0.35
 
 
 def outline(radial_profile: np.ndarray) -> np.ndarray:
@@ -161,8 +163,15 @@ def profiles_later(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -
     stacked = np.ascontiguousarray(level.reshape(n * s, s), dtype=np.float32)
     v = remap(stacked, rows, cols)
     np.clip(v, 0.0, 1.0, out=v)
-    # the paint starts where a ray is first fully in it (its edge with a hole is only half paint)
+    # the paint starts where a ray is first fully in it (its edge with a hole is only half paint); a ray
+    # that would pass its first run of paint before it is full takes full as that run has it (past a
+    # hole, a thin band of paint blurred below the light table beyond the tile's edge: the ray would run
+    # on through the body to the table)
     full = np.maximum(0.9 * v.max(axis=0), 0.5)
+    late = np.flatnonzero(v[0] < full)  # (a ray full at its start is full there)
+    if len(late):
+        late = late[_past_first_run(v[:, late], full[late])]
+        full[late] = np.maximum(0.9 * _first_run_peak(v[:, late]), 0.5)
     waiting = v < full  # (the levels are finite)
     holed = np.divide(v, full, out=rows)  # the map's memory, no longer needed
     for k in range(1, steps):  # running along the rays, in place
@@ -174,6 +183,29 @@ def profiles_later(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -
     r = _ray_sums(solid).reshape(n, rays)
     mean = np.maximum(r.mean(axis=1, keepdims=True), 1e-6)
     return np.asarray(r / mean, np.float32), Later(lambda: _hole(holed, mean))
+
+
+def _past_first_run(v: np.ndarray, full: np.ndarray) -> np.ndarray:
+    """Whether each ray (M,) of samples (steps, M) clipped to 0..1 leaves its first run of paint (from the
+    first sample at one half or more to the next one as dark as the body, below BODY_LEVEL: a dip of noise
+    within the paint does not end it) before it first reaches ``full`` (M,)."""
+    step = np.arange(len(v))[:, None]
+    start, end = (v >= 0.5).argmax(axis=0), (v >= full).argmax(axis=0)
+    return np.asarray(((step > start) & (step < end) & (v < BODY_LEVEL)).any(axis=0))
+
+
+def _first_run_peak(v: np.ndarray) -> np.ndarray:
+    """The highest level (M,) of each ray's first run of paint (:func:`_past_first_run`), from its samples
+    (steps, M) clipped to 0..1 (a ray that never reaches one half: its highest level)."""
+    above = v >= 0.5
+    peak = np.where(above[0], v[0], 0.0)
+    entered = above[0].copy()
+    done = np.zeros_like(entered)
+    for k in range(1, len(v)):
+        np.logical_or(done, entered & (v[k] < BODY_LEVEL), out=done)  # the first run ended
+        np.maximum(peak, np.where(entered & ~done, v[k], 0.0), out=peak)
+        np.logical_or(entered, above[k], out=entered)
+    return np.asarray(np.where(entered, peak, v.max(axis=0)))
 
 
 def _hole(holed: np.ndarray, mean: np.ndarray) -> np.ndarray:

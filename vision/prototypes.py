@@ -245,19 +245,27 @@ def white_balance(bodies: np.ndarray) -> np.ndarray:
     return np.asarray(b / b.mean())
 
 
-def colour_features(m: Measurements, gains: np.ndarray) -> np.ndarray:
+def colour_features(m: Measurements, gains: np.ndarray, *, reflection: bool = False) -> np.ndarray:
     """Normalised-paint Lab (N, 3) of measured tiles under a frame's ``gains`` (:func:`white_balance`).
 
     A tile's body is measured on a thin ring around its paint, which a lighter bevel, glare or the table
     past a leaning tile's edge can lighten; all tiles of a frame share the same black, so no body is
     taken lighter than the frame's median one (a lightened body would eat the paint's weaker channels and
-    turn orange into red).
+    turn orange into red). With ``reflection``, what the body has over that black in all its channels
+    alike (the least of the three, in linear light) is taken for a lamp's reflection on the glossy top,
+    which lies on the paint as on the body (the same light added to every channel), and is taken off the
+    paint too: near the lamp's spot a red was pale enough to lie more than five spreads from every colour.
+    A light table past the tile's edge lightens the ring alike, so this is one of two readings of a tile's
+    colour (:func:`vision.classify.classify` keeps the one that fits a colour better).
 
     The paint and the body are balanced, then subtracted in linear light: light adds up there, so the
     ratio of the paint's channels (what tells red from orange) stays as it is when the light is dimmer,
     where 8-bit values near black would shrink a weak channel to nothing."""
     body = np.minimum(m.body, np.median(m.body, axis=0)) if len(m) else m.body
-    c = np.maximum(srgb_to_linear(m.paint / gains / 255.0) - srgb_to_linear(body / gains / 255.0), 1e-4)
+    black = srgb_to_linear(body / gains / 255.0)
+    if reflection:
+        black += (srgb_to_linear(m.body / gains / 255.0) - black).min(axis=1, keepdims=True)
+    c = np.maximum(srgb_to_linear(m.paint / gains / 255.0) - black, 1e-4)
     c = c / c.max(axis=1, keepdims=True)
     lab = cv2.cvtColor(c[None].astype(np.float32), cv2.COLOR_LBGR2LAB)[0]
     return np.asarray(lab, dtype=np.float64)

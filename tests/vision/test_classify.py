@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import vision.classify
+import vision.prototypes
 from table import Tile, tileset
 from vision import render_tiles
 from vision.classify import classify
@@ -373,3 +374,26 @@ def test_shield_views_are_remembered_only_inside_a_calibration(monkeypatch: pyte
     assert np.array_equal(first.found, direct.found) and np.array_equal(first.paint, direct.paint)
     vision.classify.shield_view(patches, outline=True)
     assert len(calls) == 4  # outside the block, nothing is remembered
+
+
+def test_a_lamps_reflection_is_taken_off_and_a_light_table_is_not() -> None:
+    # a tile whose body is lighter than the frame's black in every channel is read both ways: a red
+    # under the lamp's reflection (paint and body lit alike) stays red within the fit; an orange whose
+    # ring a light table lightens (its paint not) stays orange
+    tiles = [
+        Tile(c, s)
+        for c in ("red", "orange", "yellow", "green", "blue", "purple")
+        for s in ("square", "circle")
+    ]
+    m = measure(_patches(tiles, "classic"))
+    gains = np.ones(3)
+    linear = vision.prototypes.srgb_to_linear
+    lift = lambda v, k: 255 * (1.055 * (linear(v / 255) + k) ** (1 / 2.4) - 0.055)  # noqa: E731
+    paint, body = m.paint.copy(), m.body.copy()
+    paint[0], body[0] = lift(paint[0], 0.08), lift(body[0], 0.08)  # red square, under the reflection
+    body[2] = lift(body[2], 0.04)  # orange square, its ring lightened by the table
+    named = classify(
+        dataclasses.replace(m, paint=paint, body=body), gains, default_prototypes(tileset("classic"))
+    )
+    assert named.colours[0] == "red" and named.colour_fit[0] < MAX_FIT
+    assert named.colours[2] == "orange" and named.colour_confidence[2] >= MIN_CONFIDENCE

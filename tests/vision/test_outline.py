@@ -36,6 +36,18 @@ def test_a_hole_in_the_middle_is_not_the_symbols_edge() -> None:
     assert np.ptp(profile) < 0.12  # still the outer circle
 
 
+def test_a_thin_band_round_a_hole_ends_the_ray_before_a_light_table() -> None:
+    # blurred thin, the band of paint round the inner mark stays below the light table past the tile's
+    # edge: the ray must take the band for the paint, not run on through the black body to the table
+    u = np.arange(PATCH) - (PATCH - 1) / 2
+    r = np.hypot(u[:, None], u[None, :])
+    level = np.where((r < 10) & (r > 4), 0.8, 0.0).astype(np.float32)
+    level[:, -2:] = 1.0  # the table past the cell's right edge
+    profile = radial(level[None], np.zeros((1, 2)))[0]
+    assert np.ptp(profile) < 0.12  # the circle, also towards the table (ray 0)
+    assert asymmetry(profile[None])[0] < ASYMMETRY_SPREAD
+
+
 def test_many_patches_are_measured_in_chunks_alike() -> None:
     rng = np.random.default_rng(3)
     level = rng.random((CHUNK + 7, PATCH, PATCH)).astype(np.float32)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from table import tileset
+from table import Tile, tileset
 from vision import Prototypes, default_prototypes
+from vision.features import measure
+from vision.prototypes import COLOUR_SPREAD, colour_features, paint_patches, srgb_to_linear
 
 
 def test_every_tileset_has_defaults() -> None:
@@ -63,3 +67,28 @@ def test_outline_spreads_must_be_positive() -> None:
 def test_malformed_json_names_the_file() -> None:
     with pytest.raises(ValueError, match=r"p\.json"):
         Prototypes.from_json({"tileset": "classic", "colours": {"red": [1, 2]}, "shapes": {}}, where="p.json")
+
+
+def test_a_lamps_reflection_on_one_tile_does_not_pale_its_colour() -> None:
+    # a glossy top reflects the lamp over paint and body alike (the same light added to every channel):
+    # what the body gains over the frame's black beyond its own colour is taken off the paint too
+    tiles = [Tile(c, "square") for c in ("red", "orange", "yellow", "green", "blue", "purple")]
+    m = measure(paint_patches(tiles, variant="classic", rng=np.random.default_rng(0)))
+    m = dataclasses.replace(m, body=np.repeat(np.median(m.body, axis=0)[None], len(m), axis=0))
+    clean = colour_features(m, np.ones(3))
+    lit = 0.08  # linear light, about a fifth of the way from the body's black to mid-grey
+    paint, body = m.paint.copy(), m.body.copy()
+    paint[0] = linear_to_srgb(srgb_to_linear(paint[0] / 255) + lit) * 255
+    body[0] = linear_to_srgb(srgb_to_linear(body[0] / 255) + lit) * 255
+    shown = dataclasses.replace(m, paint=paint, body=body)
+    glossy = colour_features(shown, np.ones(3), reflection=True)
+    assert np.allclose(glossy[0], clean[0], atol=0.5)
+    # read as it is, the red pales towards pink by far more than a colour's spread
+    paled = colour_features(shown, np.ones(3))
+    assert np.linalg.norm(paled[0] - clean[0]) > 3 * COLOUR_SPREAD
+    assert np.array_equal(paled[1:], clean[1:])
+
+
+def linear_to_srgb(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, np.float64)
+    return np.where(v <= 0.0031308, 12.92 * v, 1.055 * v ** (1 / 2.4) - 0.055)
