@@ -14,6 +14,12 @@ from vision.geometry import remap
 
 #: Patch side in pixels; a classic symbol then spans 16..29 of them.
 PATCH = 32
+#: The part of a cell, in cells a side, that must lie inside the frame for its tile to be read: the face
+#: short of its edge, where the measurements find paint, its centre and its outline (chessboard radius
+#: below 0.46, :mod:`vision.features`). The rest is the face's edge and the gap between tiles (a face
+#: 29 mm on a 30.5 mm pitch spans 0.95 of the cell), black body or table whether seen or cut off: the
+#: whole cell's square (1.0) left tiles whose faces lay wholly in a 200 px-a-tile frame uncertain.
+FACE_SPAN = 0.92
 
 
 def cut_patches(
@@ -65,9 +71,12 @@ def cut_patches(
     return out.reshape(n, size, size, 3)
 
 
-def inside_fraction(shape: tuple[int, int], centres: np.ndarray, axes: np.ndarray) -> np.ndarray:
-    """How much of each cell's square (N,) lies inside an image of ``shape`` (H, W), sampled 5×5."""
-    t = np.linspace(-0.5, 0.5, 5)
+def inside_fraction(
+    shape: tuple[int, int], centres: np.ndarray, axes: np.ndarray, *, span: float = 1.0
+) -> np.ndarray:
+    """How much of each cell's square (N,) lies inside an image of ``shape`` (H, W), sampled 5×5; the
+    square is ``span`` cells a side (:data:`FACE_SPAN`: the part of a cell the measurements read)."""
+    t = np.linspace(-0.5, 0.5, 5) * span
     # centre + t_i·down + t_j·right in that order, the first two terms per sample row (N, 2, 5)
     along = centres[:, :, None] + axes[:, 0, :, None] * t
     across = axes[:, 1, :, None] * t

@@ -33,7 +33,7 @@ from vision.geometry import fit_homography, local_axes
 from vision.lattice import AROUND, Lattice, cell_keys, fit_lattice
 from vision.occlusion import covered_cells
 from vision.occupied import Located, look, occupied, probed
-from vision.patches import inside_fraction
+from vision.patches import FACE_SPAN, inside_fraction
 from vision.prototypes import Prototypes, default_prototypes, white_balance
 from vision.reading import Reading, ReadTile, Uncertain
 from vision.rejoin import rejoined, seen
@@ -359,7 +359,7 @@ def _decide(
 ) -> tuple[list[ReadTile], list[Uncertain]]:
     m = located.measured
     axes = local_axes(located.lattice.homography, located.cells.astype(np.float64))
-    inside = inside_fraction(located.work.shape[:2], located.centres, axes)
+    inside = inside_fraction(located.work.shape[:2], located.centres, axes, span=FACE_SPAN)
     sharp = float(np.median(m.sharpness)) if len(m) else 0.0
     # every test on whole arrays, then one pass over plain lists (per-tile NumPy scalars are slow)
     shape_off, colour_off = named.shape_fit > MAX_FIT, named.colour_fit > MAX_FIT

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.patches import cut_patches, inside_fraction
+from vision.patches import FACE_SPAN, cut_patches, inside_fraction
 
 
 def _image() -> np.ndarray:
@@ -36,3 +36,13 @@ def test_inside_fraction() -> None:
     axes = np.array([[[10.0, 0.0], [0.0, 10.0]]] * 2)
     inside = inside_fraction((100, 100), np.array([[50.0, 50.0], [0.0, 50.0]]), axes)
     assert inside[0] == 1.0 and 0.4 < inside[1] < 0.8
+
+
+def test_inside_fraction_of_the_face() -> None:
+    # a cell of 100 px whose edge lies 1 px past the frame: the cell's square is cut, the face it is
+    # read on (FACE_SPAN of it, its edge and the gap between tiles left out) is whole; 10 px past, not
+    axes = np.array([[[100.0, 0.0], [0.0, 100.0]]])
+    centre = np.array([[50.0, 200.0]])
+    assert inside_fraction((99, 400), centre, axes) < 0.97
+    assert inside_fraction((99, 400), centre, axes, span=FACE_SPAN)[0] == 1.0
+    assert inside_fraction((90, 400), centre, axes, span=FACE_SPAN)[0] < 0.97
