@@ -99,6 +99,8 @@ def completed(  # noqa: PLR0917 (view_shields' state, passed along as it is)
     whole: np.ndarray,
     outline: np.ndarray,
     radius: float,
+    *,
+    spread: float | None = None,
 ) -> list[tuple[int, np.ndarray]]:
     """The shields (S, S) uint8 of the ``broken`` (N,) hulls (N, S, S) that were cut short: a dark ordinary
     reaching the shield's edge (a black bend, saltire or cross, a black pale's foot) takes the shield's
@@ -110,10 +112,14 @@ def completed(  # noqa: PLR0917 (view_shields' state, passed along as it is)
     ``faces`` (N, S, S) bool (:meth:`_Placed.fit`), when that place is within CENTRED of the cell's middle,
     the shield holds all but OUTSIDE of the hull and the hull covers at least HELD of the shield. A square of
     table framed by tiles, a shield run into the lit table or into its neighbour's, is not held by a shield; a
-    piece of a neighbour's shield, or a shield whose patch is off its tile, is not in the cell's middle."""
-    if whole.sum() < 3 or not broken.any():
+    piece of a neighbour's shield, or a shield whose patch is off its tile, is not in the cell's middle.
+    ``spread``: the frame's shields' root-mean-square radius in pixels, where known (:func:`spread_of` of
+    the whole shields of a stack looked at before; NaN: none known, no hull is completed)."""
+    if spread is None:
+        spread = spread_of(hulls[whole]) if whole.sum() >= 3 else np.nan
+    if not np.isfinite(spread) or not broken.any():
         return []
-    shields = _Placed(outline, hulls.shape[1], _spread(hulls[whole]), radius)
+    shields = _Placed(outline, hulls.shape[1], spread, radius)
     out = []
     for i in np.flatnonzero(broken):
         best, held = shields.fit(hulls[i], faces[i])
@@ -170,7 +176,7 @@ class _Placed:
         return best, bool(self.centred[best] and outside[best] <= OUTSIDE * flat.sum())
 
 
-def _spread(shields: np.ndarray) -> float:
+def spread_of(shields: np.ndarray) -> float:
     """The median root-mean-square radius, in pixels, of shields (N, S, S) 0/1."""
     s = shields.shape[1]
     u = np.arange(s) - (s - 1) / 2

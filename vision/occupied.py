@@ -19,7 +19,8 @@ On Herkle's tiles a probe also takes a whole shield of the frame's form
 (:func:`vision.shield_probes.whole_shields`): with a black ordinary on it (no paint of such a tile stands
 out from its body), or a lit one ringed by the body (the paint's rim test does not fit a shield that fills
 its face; faint paint where the shield is lit as its neighbours are); a probe cut off its tile looks again
-centred on the shield it saw (:func:`_with_shields`). Herkle's patches
+centred on the shield it saw (:func:`_with_shields`), and a tile found whose shield is not whole is cut
+again centred on it, a little wider (:func:`_shields_recentred`). Herkle's patches
 are cut in a narrow layout's foreshortened axes (:func:`vision.geometry.foreshortened`) where its shields
 fit their known outline better there (:func:`vision.shield_detect.truer_axes`; in the similarity through
 them where they fit neither the grid's axes nor those), and its probes then also look where that map puts
@@ -53,7 +54,7 @@ from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
 from vision.perspective import foreshortening
 from vision.shield_detect import truer_axes
-from vision.shield_probes import Shields, whole_shields
+from vision.shield_probes import Shields, recentred_shields, whole_shields
 from vision.shields import field_colour
 
 #: How many times the cells next to the tiles found so far are probed for tiles the detector missed (a
@@ -150,7 +151,22 @@ def occupied(
     narrow = refit and (len(cells) < 4 or spread(cells.astype(np.float64)) < 1.0)
     if same and tileset != "herkle" and (narrow or len(located.cells) > len(cells)):
         located = _recut(located, narrow=narrow)
+    if tileset == "herkle":
+        located = _shields_recentred(located, cut)
     return _without_holes(located) if tileset == "cubes" else located
+
+
+def _shields_recentred(located: Located, cut: np.ndarray) -> Located:
+    """Herkle: ``located`` with the tiles whose shield is not whole cut and measured again centred on it
+    (:func:`vision.shield_probes.recentred_shields`), their patches cut in the axes of the homography
+    ``cut`` (3, 3) as they were."""
+    axes = local_axes(cut, located.cells.astype(np.float64))
+    patches, centres, changed = recentred_shields(located.work, located.patches, located.centres, axes)
+    if not changed.any():
+        return located
+    order = np.concatenate([np.flatnonzero(~changed), np.flatnonzero(changed)])
+    measured = concat([located.measured.take(~changed), measure(patches[changed])]).take(np.argsort(order))
+    return replace(located, centres=centres, patches=patches, measured=measured)
 
 
 def _without_holes(located: Located) -> Located:

@@ -27,13 +27,13 @@ All functions take (N, S, S, 3) BGR uint8 patches cut in the grid's axes (:mod:`
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from table import TileSet
-from vision.hulls import CENTRED, completed, middle_part, peeled, window_mask
+from vision.hulls import CENTRED, completed, middle_part, peeled, spread_of, window_mask
 from vision.prototypes import painted_patches
 
 #: A pixel is lit (part of the shield) above this fraction of the way from the body to the field.
@@ -124,6 +124,9 @@ class ShieldView:
         How much of the ring just outside the shield (RING pixels wide, inside the patch) is dark: near 1
         where the body's rim rings it, lower where the shield is askew or off its place (its own field
         or a neighbour's then lies on the ring) or the lit table shows through the rim.
+    sizes : tuple of float
+        The stack's whole shields' median area and root-mean-square radius (see
+        :func:`vision.hulls.spread_of`), pixels: what a shield is compared with (NaN where not known).
     found : ndarray, shape (N,), bool
         A whole shield and an ordinary on it were found.
     centre : ndarray, shape (N, 2)
@@ -144,6 +147,7 @@ class ShieldView:
     ringed: np.ndarray
     found: np.ndarray
     centre: np.ndarray
+    sizes: tuple[float, float] = (np.nan, np.nan)
 
 
 def field_colour(patches: np.ndarray) -> np.ndarray:
@@ -179,7 +183,13 @@ def field_colour(patches: np.ndarray) -> np.ndarray:
     return np.asarray(middle, np.float64)
 
 
-def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray | None = None) -> ShieldView:
+def view_shields(
+    patches: np.ndarray,
+    field: np.ndarray,
+    *,
+    outline: np.ndarray | None = None,
+    sizes: tuple[float, float] | None = None,
+) -> ShieldView:
     """Find each patch's shield and the ordinary on it (see :class:`ShieldView`).
 
     Parameters
@@ -194,6 +204,9 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         outline, turned by up to a few degrees, as a tile laid askew of the grid's axes is), and a lit
         field whose hull is not is
         completed where it was cut short (:func:`vision.hulls.completed`).
+    sizes : tuple of float, optional
+        The frame's shields' sizes (:attr:`ShieldView.sizes` of a view of its tiles), when these patches are
+        a few of them looked at again; default: the whole shields' among these patches.
     """
     _check(patches)
     n, s = patches.shape[:2]
@@ -243,7 +256,7 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
     # shield: smaller than the frame's shields, or off its cell's middle
     if not view.found.any():
         return view
-    typical = float(np.median(area[view.found]))
+    typical = float(np.median(area[view.found])) if sizes is None else sizes[0]
     whole = view.found & (area >= WHOLE * typical) & (off <= CENTRED)
     if outline is not None:
         whole &= outline_misfit(view.outline, outline, turns=TURNS) <= MISFIT
@@ -269,14 +282,17 @@ def view_shields(patches: np.ndarray, field: np.ndarray, *, outline: np.ndarray 
         # field is read in, which a shield a little off its patch's middle reaches past) is completed
         # by the frame's shield, where the body's rim rings it (not a piece of two neighbours with the
         # rim between them taken for a dark ordinary)
-        for i, shield in completed(hulls, faces, seen & ~whole, whole & ~cut, outline, SPREAD * SIZE):
+        kept = whole & ~cut
+        spread = (spread_of(hulls[kept]) if kept.sum() >= 3 else np.nan) if sizes is None else sizes[1]
+        sizes = (typical, spread)
+        for i, shield in completed(hulls, faces, seen & ~whole, kept, outline, SPREAD * SIZE, spread=spread):
             view.found[i] = False
             _describe(view, i, x[i], local[i], body[i], shield)
             whole[i] = view.found[i] and view.ringed[i] >= RING_DARK
             if whole[i]:  # the shield lies where it was placed, not where its cut hull's middle is
                 view.centre[i] = _centroids(shield[None])[0]
     view.found[:] = whole
-    return view
+    return view if sizes is None else replace(view, sizes=sizes)
 
 
 def black(view: ShieldView) -> np.ndarray:

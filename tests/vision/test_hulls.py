@@ -112,8 +112,8 @@ def test_a_lit_shield_cut_short_by_its_window_is_completed(monkeypatch: pytest.M
     assert located is not None
     completed: list[int] = []
 
-    def recorded(*args: np.ndarray) -> list[tuple[int, np.ndarray]]:
-        out = _completed(*args)
+    def recorded(*args: np.ndarray, spread: float) -> list[tuple[int, np.ndarray]]:
+        out = _completed(*args, spread=spread)
         completed.extend(i for i, _ in out)
         return out
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import vision.classify
+import vision.shield_probes
 import vision.shields
 from table import Tile, tileset
 from vision.classify import classify
@@ -115,7 +116,7 @@ def test_a_rendered_frame_reads_more_tiles_with_whole_shields_and_arches(
     conditions |= {"drift": 0.5, "gaps": 0.0, "blur": 0.8, "noise": 1.0, "jpeg_quality": 90, "glare": 0.0}
     scene = render(random_scene(seed=12, variant="herkle", size=(600, 800), tiles=40, **conditions))
     now = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
-    monkeypatch.setattr(vision.shields, "completed", lambda *args: [])
+    monkeypatch.setattr(vision.shields, "completed", lambda *args, **kwargs: [])
     monkeypatch.setattr(vision.shields, "middle_part", lambda lit: None)
     monkeypatch.setattr(vision.classify, "ARCH_SPREAD", float("inf"))
     before = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
@@ -250,7 +251,10 @@ def test_a_turned_shield_fits_the_painted_shield_turned_as_much(degrees: float) 
 
 def test_a_shield_askew_of_the_grid_is_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     # tiles laid askew (6 degrees, rows straight): a shield turned a few degrees off the grid's axes fits
-    # the painted shield turned as much, not at its quarter turns, and is named (it was uncertain before)
+    # the painted shield turned as much, not at its quarter turns, and is named (it was uncertain before);
+    # a shield not whole is also looked at again centred on it and wider, which names these tiles too, so
+    # that is left out of both readings here
+    monkeypatch.setattr(vision.shield_probes, "RELOOKS", 0)
     conditions: dict[str, Any] = {"hand": 0.0, "askew": 6.0, "tilt": 0.0, "drift": 0.0, "gaps": 0.0}
     scene = render(random_scene(seed=3, variant="herkle", size=(600, 800), tiles=30, **conditions))
     now = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")

@@ -1,0 +1,60 @@
+"""vision/shield_probes.py: Herkle tiles whose shield is not whole, looked at again centred on it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from table import Tile, tileset
+from vision.classify import classify
+from vision.features import measure
+from vision.patches import PATCH, cut_patches
+from vision.prototypes import default_prototypes, paint_patches, white_balance
+from vision.render_tiles import BODY
+from vision.shield_probes import MOVE, recentred_shields
+from vision.shields import field_colour, shield_outline, view_shields
+
+HERKLE = tileset("herkle")
+
+
+def test_a_shield_seen_larger_than_its_cell_and_off_its_patch_is_whole_looked_at_again() -> None:
+    # the 36 tiles side by side, each cut a fifth of a cell off its middle in axes that show it 1.11
+    # cells wide (the grid's local axes under drift, a patch pulled aside by its ordinary): every shield
+    # reaches past the window its lit field is read in, and none is whole; looked at again centred on
+    # the shield it shows, in a patch 1.1 cells wide, most are (25), each nearer its tile's middle than
+    # before and within MOVE of the first look, and every one named is named right
+    tiles = [Tile(c, s) for c in HERKLE.colours for s in HERKLE.shapes]
+    painted = paint_patches(tiles, variant="herkle", rng=np.random.default_rng(3), imperfection=0.3)
+    work = np.empty((8 * PATCH, 6 * PATCH, 3), np.uint8)
+    work[:] = BODY
+    for k, patch in enumerate(painted):
+        r, c = divmod(k, 6)
+        work[(r + 1) * PATCH : (r + 2) * PATCH, c * PATCH : (c + 1) * PATCH] = patch
+    true = np.array([((k // 6 + 1.5) * PATCH - 0.5, (k % 6 + 0.5) * PATCH - 0.5) for k in range(len(tiles))])
+    axes = np.tile(np.eye(2) * PATCH * 0.9, (len(tiles), 1, 1))
+    first = true + np.array([0.2 * PATCH, 0.0])
+    patches = cut_patches(work, first, axes)
+    outline = shield_outline(HERKLE)
+    assert not view_shields(patches, field_colour(patches), outline=outline).found.any()
+    again, centres, changed = recentred_shields(work, patches, first, axes)
+    whole = view_shields(again, field_colour(again), outline=outline).found
+    assert changed.sum() >= 20 and (whole == changed).all(), (changed.sum(), whole.sum())
+    assert (again[~changed] == patches[~changed]).all() and (centres[~changed] == first[~changed]).all()
+    before = np.linalg.norm(first - true, axis=1)[changed]
+    after = np.linalg.norm(centres - true, axis=1)[changed]
+    assert (after < before).all() and (np.linalg.norm(centres - first, axis=1) < MOVE * 0.9 * PATCH).all()
+    m = measure(again)
+    named = classify(m, white_balance(m.body), default_prototypes(HERKLE))
+    sure = np.flatnonzero(named.confidence >= 0.6)
+    assert len(sure) >= 20
+    assert all((named.colours[i], named.shapes[i]) == (tiles[i].colour, tiles[i].shape) for i in sure)
+
+
+def test_whole_shields_are_left_as_they_are() -> None:
+    tiles = [Tile(c, s) for c, s in zip(HERKLE.colours, HERKLE.shapes, strict=True)]
+    painted = paint_patches(tiles, variant="herkle", rng=np.random.default_rng(2), imperfection=0.3)
+    work = np.concatenate(list(painted), axis=1)
+    centres = np.array([(PATCH / 2 - 0.5, (k + 0.5) * PATCH - 0.5) for k in range(len(tiles))])
+    axes = np.tile(np.eye(2) * PATCH, (len(tiles), 1, 1))
+    patches = cut_patches(work, centres, axes)
+    again, moved, changed = recentred_shields(work, patches, centres, axes)
+    assert not changed.any() and (again == patches).all() and (moved == centres).all()
