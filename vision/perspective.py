@@ -7,7 +7,8 @@ far steps for half-steps. The projective part of the table's homography is estim
 points alone, so that the grid can be fitted where the tiles are all of one size again. The same camera
 foreshortens the table along its lean, which a grid fitted as a similarity (a few tiles, or two or three
 rows) cannot show: :func:`foreshortening` fits the map through such a layout's tiles that can
-(:mod:`vision.occupied` cuts the patches again in it). Points are ``(row, col)`` pixels.
+(:mod:`vision.occupied` cuts the patches again in it), and where the tiles cannot measure it, their
+symbols can (:func:`leftover_stretch`). Points are ``(row, col)`` pixels.
 """
 
 from __future__ import annotations
@@ -163,3 +164,79 @@ def foreshortening(
         coef, *_ = np.linalg.lstsq(np.column_stack([src, np.ones(len(src))]), dst, rcond=None)
         fitted = np.vstack([coef.T, [0.0, 0.0, 1.0]])
     return np.asarray(fitted) if holds(fitted, grid, src, dst, within=within) else None
+
+
+#: The most a layout's patches are taken to be left stretched by its grid: 1/cos of a 40° tilt (at 35° a
+#: similarity leaves up to 1.22). A frame whose symbols look stretched more than this shows something
+#: else (a cube's side face is squashed by far more), and its patches are left as they are.
+MOST_STRETCH = 1.0 / np.cos(np.radians(40.0))
+#: Symbols this nearly as wide one way as the other (the ratio of the pooled axes) are left as cut.
+LEAST_STRETCH = 1.03
+#: Fewer symbols than this do not pool into a stretch.
+MIN_SYMBOLS = 3
+#: At least this fraction of the symbols must each show half the pooled stretch or more along it.
+AGREEING = 0.75
+
+
+def leftover_stretch(
+    radial: np.ndarray,
+    *,
+    least: float = LEAST_STRETCH,
+    most: float = MOST_STRETCH,
+    min_symbols: int = MIN_SYMBOLS,
+    agreeing: float = AGREEING,
+) -> np.ndarray | None:
+    """The linear map (2, 2) that takes the patches' symbols back to their faces, from their second
+    moments pooled over the frame: every symbol of the star-shaped editions looks the same after a
+    quarter turn, so its second moment is the same along every direction, and a patch cut stretched
+    (a grid with one scale for both axes under a tilted camera, or a map through a few tiles) stretches
+    them all alike. A symbol's moment is found from its outline, ``∫ r⁴/4 · u uᵀ da`` over the rays ``u``
+    of its radial profile, scaled to a determinant of one; the frame's stretch is the median of their
+    entries.
+
+    Parameters
+    ----------
+    radial : ndarray, shape (N, RAYS), float
+        The symbols' radial profiles (:attr:`vision.features.Measurements.radial`: ray ``k`` leaves at
+        ``2πk/RAYS`` from the column axis, turning towards the row axis).
+    least, most : float
+        The ratio of the pooled stretch's axes below which nothing is returned (the patches are square
+        enough), and above which nothing is either (not a camera's foreshortening).
+    min_symbols : int
+        Fewer symbols than this return nothing.
+    agreeing : float
+        Nothing is returned unless at least this fraction of the symbols each show half the pooled
+        stretch or more along it (symbols misread, or cut off their tiles, each lean their own way).
+
+    Returns
+    -------
+    ndarray, shape (2, 2), or None
+        Symmetric, determinant one, in ``(row, col)`` patch axes: a patch point ``p`` of the face is seen
+        at ``M p`` in the patch (so a cell's axes ``A`` (2, 2), rows its steps down and right, become
+        ``M @ A``).
+    """
+    r = np.asarray(radial, np.float64)
+    if r.ndim != 2:
+        raise ValueError(f"radial must be (N, RAYS), got shape {r.shape}")
+    if len(r) < min_symbols:
+        return None
+    a = np.arange(r.shape[1]) * (2 * np.pi / r.shape[1])
+    down, across = np.sin(a), np.cos(a)
+    w = r**4
+    rr, rc, cc = w @ (down * down), w @ (down * across), w @ (across * across)  # (N,) each
+    det = np.sqrt(np.maximum(rr * cc - rc * rc, 1e-12))
+    moment = np.median(np.stack([rr / det, rc / det, cc / det]), axis=1)
+    c = np.array([[moment[0], moment[1]], [moment[1], moment[2]]])
+    values, vectors = np.linalg.eigh(c / np.sqrt(max(float(np.linalg.det(c)), 1e-12)))
+    if values[0] <= 0:
+        return None
+    ratio = float(np.sqrt(values[1] / values[0]))
+    if not least <= ratio <= most:
+        return None
+    # each symbol's stretch as a vector at twice its angle, (cc - rr, 2 rc) over the trace: a camera
+    # stretches them all alike, while symbols misread or cut off their tiles each lean their own way
+    lean = np.stack([cc - rr, 2 * rc]) / (rr + cc)
+    pooled = np.array([c[1, 1] - c[0, 0], 2 * c[0, 1]]) / (c[0, 0] + c[1, 1])
+    if np.mean(pooled @ lean >= pooled @ pooled / 2) < agreeing:
+        return None
+    return np.asarray((vectors * np.sqrt(values)) @ vectors.T)

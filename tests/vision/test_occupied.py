@@ -387,8 +387,12 @@ def test_a_narrow_layout_is_cut_again_in_its_foreshortened_axes_once_probes_find
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # nine tiles under a 35° camera: the detector finds too few of them to measure the foreshortening, the
-    # probes find the rest; cut again through all of them, the outlines fit their symbols
-    again, once = _steep_with_and_without(monkeypatch, 23, 9, "_recut", lambda located, narrow: located)
+    # probes find the rest; cut again through all of them, the outlines fit their symbols (measured without
+    # the symbols' own stretch, _squared, which rescues some of them too)
+    monkeypatch.setattr(occupied, "_squared", lambda located, cut: located)
+    again, once = _steep_with_and_without(
+        monkeypatch, 23, 9, "_recut", lambda located, narrow: (located, located.lattice.homography)
+    )
     assert again.right == again.tiles and again.wrong == again.extra == 0, again.summary()
     assert once.right <= again.right - 3, (once.summary(), again.summary())
 
@@ -398,7 +402,19 @@ def test_a_small_layout_under_a_steep_camera_is_cut_in_the_affine_axes_through_i
 ) -> None:
     # seven tiles under a 35° camera, too few for a homography: the grid is a similarity, whose patches
     # are stretched by 1/cos 35° along the lean; an affine map through the tiles measures the
-    # foreshortening, and cut in it every outline fits its symbol (in the similarity's axes 3 of 7)
+    # foreshortening, and cut in it every outline fits its symbol (in the similarity's axes 3 of 7;
+    # measured without the symbols' own stretch, _squared, which also finds it)
+    monkeypatch.setattr(occupied, "_squared", lambda located, cut: located)
     affine, similar = _steep_with_and_without(monkeypatch, 17, 5, "foreshortening", lambda *a, **k: None)
     assert affine.right == affine.tiles and affine.wrong == affine.extra == 0, affine.summary()
     assert similar.right <= affine.right - 3, (similar.summary(), affine.summary())
+
+
+def test_a_small_layout_under_a_steep_camera_is_cut_again_with_the_stretch_its_symbols_show(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # six tiles under a 35° camera, cut in a map without perspective: the symbols, each as wide one way
+    # as the other, still show the camera's foreshortening; cut again without it, every outline fits
+    squared, stretched = _steep_with_and_without(monkeypatch, 48, 6, "_squared", lambda located, cut: located)
+    assert squared.right == squared.tiles and squared.wrong == squared.extra == 0, squared.summary()
+    assert stretched.right <= squared.right - 2, (stretched.summary(), squared.summary())

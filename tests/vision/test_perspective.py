@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.geometry import apply_homography, local_axes, similarity
-from vision.perspective import Perspective, estimate_perspective, foreshortening
+from vision.perspective import Perspective, estimate_perspective, foreshortening, leftover_stretch
 
 
 def _seen(cells: np.ndarray, g: tuple[float, float]) -> np.ndarray:
@@ -121,3 +121,44 @@ def test_an_affine_map_must_hold_its_tiles_and_keep_the_grids_hand() -> None:
 def test_foreshortening_names_bad_input() -> None:
     with pytest.raises(ValueError, match="cells and centres"):
         foreshortening(np.eye(3), np.zeros((3, 2)), np.zeros((4, 2)), within=0.25)
+
+
+def _stretched(outline: np.ndarray, along: float, by: float) -> np.ndarray:
+    """The radial profile (RAYS,) of ``outline`` (a radial profile) stretched ``by`` along the direction
+    ``along`` (radians from the column axis, turning towards the row axis), over its mean."""
+    a = np.arange(len(outline)) * (2 * np.pi / len(outline))
+    points = outline[:, None] * np.column_stack([np.cos(a - along), np.sin(a - along)])
+    points[:, 0] *= by
+    angle = (np.arctan2(points[:, 1], points[:, 0]) + along) % (2 * np.pi)
+    order = np.argsort(angle)
+    r = np.interp(a, angle[order], np.hypot(*points.T)[order], period=2 * np.pi)
+    return np.asarray(r / r.mean())
+
+
+def _shapes() -> list[np.ndarray]:
+    """Radial profiles of a circle, a square and a diamond (64 rays)."""
+    a = np.arange(64) * (2 * np.pi / 64)
+    square = 1 / np.maximum(np.abs(np.cos(a)), np.abs(np.sin(a)))
+    return [np.ones(64), square, 1 / (np.abs(np.cos(a)) + np.abs(np.sin(a)))]
+
+
+def test_the_stretch_left_in_a_layouts_patches_is_found_from_its_symbols() -> None:
+    along, by = np.radians(30.0), 1.2
+    found = leftover_stretch(np.array([_stretched(s, along, by) for s in _shapes()]))
+    assert found is not None
+    u = np.array([np.sin(along), np.cos(along)])  # (row, col)
+    assert u @ found @ u == pytest.approx(np.sqrt(by), abs=0.02)
+    assert np.linalg.det(found) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_no_stretch_is_taken_out_of_square_enough_too_stretched_or_disagreeing_symbols() -> None:
+    shapes = _shapes()
+    assert leftover_stretch(np.array([_stretched(s, 0.5, 1.01) for s in shapes])) is None
+    assert leftover_stretch(np.array([_stretched(s, 0.5, 1.6) for s in shapes])) is None
+    assert leftover_stretch(np.array([_stretched(s, 0.5, 1.2) for s in shapes[:2]])) is None
+    # three symbols stretched one way and two across it: no camera does that
+    crossing = np.array(
+        [_stretched(s, 0.0, 1.25) for s in shapes] + [_stretched(s, 1.6, 1.25) for s in shapes[:2]]
+    )
+    assert leftover_stretch(crossing, agreeing=0.5) is not None
+    assert leftover_stretch(crossing) is None
