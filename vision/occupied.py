@@ -11,11 +11,11 @@ stands out from its body less than a tile's usually does (FAINT to MIN_CONTRAST:
 bright table, the weakest paints) is a tile where it shows a whole symbol not of the table's colour, in a
 frame whose grid holds its tiles (:func:`_faint`, :func:`look`). So is a probe's symbol whose patch shows
 no dark frame (under a steep camera the patch reaches past the tile's body onto the table), where its
-paint is pure (:func:`_unframed`). A narrow layout whose detected tiles were too few for its foreshortened
-axes is cut again in them once the probes have found enough, and a layout too small for them in the affine
-map through its tiles (:func:`_recut`). Where no homography measured the layout's foreshortening, the
-stretch its symbols still show is taken out (:func:`_squared`). A cell whose paint is the table's own
-colour, ringed by four tiles, is a hole in a layout of cubes, not a tile (:func:`_without_holes`).
+paint is pure (:func:`_unframed`). Patches are cut again in truer axes where the symbols say so
+(:mod:`vision.recut`): a narrow layout's foreshortened axes once the probes have found enough tiles, a
+small layout's map through its tiles, and, where no homography measured the foreshortening, without the
+stretch its symbols still show. A cell whose paint is the table's own colour, ringed by four tiles, is a
+hole in a layout of cubes, not a tile (:func:`_without_holes`).
 On Herkle's tiles a probe also takes a whole shield of the frame's form
 (:func:`vision.shield_probes.whole_shields`): with a black ordinary on it (no paint of such a tile stands
 out from its body), or a lit one ringed by the body (the paint's rim test does not fit a shield that fills
@@ -38,9 +38,8 @@ import numpy as np
 
 from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, concat, measure, presence
-from vision.geometry import apply_homography, cells_off, foreshortened, local_axes, spread
+from vision.geometry import cells_off, foreshortened, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
-from vision.outline import asymmetry
 from vision.paint_checks import (
     FAINT,
     HOLE_CHROMA,
@@ -53,7 +52,7 @@ from vision.paint_checks import (
 )
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
-from vision.perspective import foreshortening, leftover_stretch
+from vision.recut import recut, squared
 from vision.shield_detect import truer_axes
 from vision.shield_probes import Shields, recentred_shields, whole_shields
 from vision.shields import field_colour
@@ -109,7 +108,8 @@ def occupied(
     """Measure the cells of the placed candidates, then look for missed tiles next to them (``tileset``
     "herkle": whole shields too, see :func:`vision.shield_probes.whole_shields`; "cubes": without the holes
     in the layout, see :func:`_without_holes`). ``refit``: where the
-    grid is a similarity, cut the patches again in the map through the tiles found (:func:`_recut`); a
+    grid is a similarity, cut the patches again in the map through the tiles found
+    (:func:`vision.recut.recut`); a
     group the grid left out, read on its own (:mod:`vision.rejoin`), lies across a seam the grid could not
     resolve, and a map through a few of its tiles takes a tile a cell off for foreshortening."""
     cells = lattice.cells[lattice.placed]
@@ -151,13 +151,13 @@ def occupied(
     # (:func:`vision.geometry.fit_homography`)
     narrow = refit and (len(cells) < 4 or spread(cells.astype(np.float64)) < 1.0)
     if same and tileset != "herkle" and (narrow or len(located.cells) > len(cells)):
-        located, cut = _recut(located, narrow=narrow)
+        located, cut = recut(located, narrow=narrow, within=STEADY)
     if tileset == "herkle":
         located = _shields_recentred(located, cut)
     # a homography through the layout measured its foreshortening: a stretch its symbols still show
     # there is the grid's own doubt (a layout drifted off true, a cell off somewhere), not the camera's
     elif not cut[2, :2].any():
-        located = _squared(located, cut)
+        located = squared(located, cut, within=STEADY)
     return _without_holes(located) if tileset == "cubes" else located
 
 
@@ -190,58 +190,6 @@ def _without_holes(located: Located) -> Located:
     sides = (located.cells[hole][:, None, :] + AROUND[None, :4]).reshape(-1, 2)
     hole[hole] = among(sides, located.cells).reshape(-1, 4).all(axis=1)
     return located.take(~hole) if hole.any() else located
-
-
-def _recut(located: Located, *, narrow: bool) -> tuple[Located, np.ndarray]:
-    """``located`` with every patch cut again, and measured, in the foreshortened axes through all its
-    tiles (:func:`vision.geometry.foreshortened`), where the detector's tiles alone were too few for them
-    and the probes found more, or, where the grid is a similarity (``narrow``: its candidates too few or
-    on two or three rows) and those axes cannot be fitted, in the map through the tiles
-    (:func:`vision.perspective.foreshortening`: an affine map through three tiles or more off one line, a
-    homography through four or more spread a cell); kept where the symbols are more nearly whole in them
-    (a lower median :func:`vision.outline.asymmetry`: a patch stretched along a steep camera's lean adds
-    a second harmonic to every outline); else ``located`` itself. Also the homography (3, 3) whose axes
-    the patches returned are cut in."""
-    cells = located.cells.astype(np.float64)
-    h = located.lattice.homography
-    cut: np.ndarray | None = foreshortened(h, cells, located.centres, within=STEADY)
-    if cut is h and narrow:
-        # the grid's similarity has no foreshortening, and too few tiles or a layout too wide for the
-        # foreshortened homography: a map through the tiles measures it (:func:`foreshortening`)
-        cut = foreshortening(h, cells, located.centres, within=STEADY)
-    if cut is h or cut is None:
-        return located, h
-    patches = _cut(located.work, located.centres, local_axes(cut, cells))
-    measured = measure(patches, presence(patches))
-    # a homography through a narrow row bent by drift takes the bend for perspective: the symbols, each
-    # as wide one way as the other, tell which axes are true
-    if np.median(asymmetry(measured.radial)) >= np.median(asymmetry(located.measured.radial)):
-        return located, h
-    return replace(located, patches=patches, measured=measured), cut
-
-
-def _squared(located: Located, cut: np.ndarray) -> Located:
-    """``located``, whose patches are cut in the axes of the homography ``cut`` (3, 3), with every patch
-    cut again, and measured, in those axes with the stretch its symbols still show taken out
-    (:func:`vision.perspective.leftover_stretch`: a similarity's one scale, or a map through a few tiles,
-    under a tilted camera), kept where the symbols are more nearly whole in them (a lower median
-    :func:`vision.outline.asymmetry`, as in :func:`_recut`); else, or where a tile lies further than
-    STEADY cells from where ``cut`` puts it, ``located`` itself."""
-    cells = located.cells.astype(np.float64)
-    axes = local_axes(cut, cells)
-    # a map bent out of true (a tile further than STEADY from where it puts it) stretches its patches
-    # with its bend, and a stretch its symbols show may be the grid's own doubt
-    if cells_off(located.centres, apply_homography(cut, cells), axes).max() > STEADY:
-        return located
-    stretch = leftover_stretch(located.measured.radial)
-    if stretch is None:
-        return located
-    axes = np.einsum("ij,njk->nik", stretch, axes)
-    patches = _cut(located.work, located.centres, axes)
-    measured = measure(patches, presence(patches))
-    if np.median(asymmetry(measured.radial)) >= np.median(asymmetry(located.measured.radial)):
-        return located
-    return replace(located, patches=patches, measured=measured)
 
 
 def _faint(

@@ -357,8 +357,8 @@ def test_herkle_probes_under_a_steep_camera_look_where_the_foreshortened_homogra
 def _steep_with_and_without(
     monkeypatch: pytest.MonkeyPatch, seed: int, tiles: int, rule: str, stand_in: Any
 ) -> tuple[Any, Any]:
-    """A classic table of ``tiles`` tiles under a 35° camera, scored as read, then as read with
-    ``occupied``'s ``rule`` replaced by ``stand_in``."""
+    """A classic table of ``tiles`` tiles under a 35° camera, scored as read, then as read with ``rule``
+    (``module.name`` within ``vision``) replaced by ``stand_in``."""
     scene = random_scene(seed=seed, variant="classic", size=(480, 640), tiles=tiles, hand=0.0, tilt=35.0)
     out = render(scene)
     classic = tileset("classic")
@@ -367,7 +367,7 @@ def _steep_with_and_without(
         return score_frame(read_table(out.image, tileset=classic), out.truth, layout=None, where="r")
 
     kept = scored()
-    monkeypatch.setattr(occupied, rule, stand_in)
+    monkeypatch.setattr(f"vision.{rule}", stand_in)
     return kept, scored()
 
 
@@ -377,10 +377,15 @@ def test_a_probe_takes_a_symbol_whose_frame_shows_the_table_under_a_steep_camera
     # under a 35° camera a probe's patch reaches past the tile's body onto the table along the lean, so
     # its frame is not dark; a whole symbol ringed by the body, not of the table's colour, is still a tile
     taken, framed = _steep_with_and_without(
-        monkeypatch, 5, 20, "_unframed", lambda patches, p, among, table: np.zeros(len(among), bool)
+        monkeypatch, 5, 20, "occupied._unframed", lambda patches, p, among, table: np.zeros(len(among), bool)
     )
     assert taken.right == taken.tiles and taken.wrong == taken.extra == 0, taken.summary()
     assert framed.right < taken.right, (framed.summary(), taken.summary())
+
+
+def _uncut(located: Any, *, narrow: bool, within: float) -> tuple[Any, Any]:
+    """A stand-in for :func:`vision.recut.recut` that cuts nothing again."""
+    return located, located.lattice.homography
 
 
 def test_a_narrow_layout_is_cut_again_in_its_foreshortened_axes_once_probes_find_its_tiles(
@@ -388,11 +393,9 @@ def test_a_narrow_layout_is_cut_again_in_its_foreshortened_axes_once_probes_find
 ) -> None:
     # nine tiles under a 35° camera: the detector finds too few of them to measure the foreshortening, the
     # probes find the rest; cut again through all of them, the outlines fit their symbols (measured without
-    # the symbols' own stretch, _squared, which rescues some of them too)
-    monkeypatch.setattr(occupied, "_squared", lambda located, cut: located)
-    again, once = _steep_with_and_without(
-        monkeypatch, 23, 9, "_recut", lambda located, narrow: (located, located.lattice.homography)
-    )
+    # the symbols' own stretch, squared, which rescues some of them too)
+    monkeypatch.setattr(occupied, "squared", lambda located, cut, within: located)
+    again, once = _steep_with_and_without(monkeypatch, 23, 9, "occupied.recut", _uncut)
     assert again.right == again.tiles and again.wrong == again.extra == 0, again.summary()
     assert once.right <= again.right - 3, (once.summary(), again.summary())
 
@@ -403,9 +406,11 @@ def test_a_small_layout_under_a_steep_camera_is_cut_in_the_affine_axes_through_i
     # seven tiles under a 35° camera, too few for a homography: the grid is a similarity, whose patches
     # are stretched by 1/cos 35° along the lean; an affine map through the tiles measures the
     # foreshortening, and cut in it every outline fits its symbol (in the similarity's axes 3 of 7;
-    # measured without the symbols' own stretch, _squared, which also finds it)
-    monkeypatch.setattr(occupied, "_squared", lambda located, cut: located)
-    affine, similar = _steep_with_and_without(monkeypatch, 17, 5, "foreshortening", lambda *a, **k: None)
+    # measured without the symbols' own stretch, squared, which also finds it)
+    monkeypatch.setattr(occupied, "squared", lambda located, cut, within: located)
+    affine, similar = _steep_with_and_without(
+        monkeypatch, 17, 5, "recut.foreshortening", lambda *a, **k: None
+    )
     assert affine.right == affine.tiles and affine.wrong == affine.extra == 0, affine.summary()
     assert similar.right <= affine.right - 3, (similar.summary(), affine.summary())
 
@@ -415,6 +420,8 @@ def test_a_small_layout_under_a_steep_camera_is_cut_again_with_the_stretch_its_s
 ) -> None:
     # six tiles under a 35° camera, cut in a map without perspective: the symbols, each as wide one way
     # as the other, still show the camera's foreshortening; cut again without it, every outline fits
-    squared, stretched = _steep_with_and_without(monkeypatch, 48, 6, "_squared", lambda located, cut: located)
+    squared, stretched = _steep_with_and_without(
+        monkeypatch, 48, 6, "occupied.squared", lambda located, cut, within: located
+    )
     assert squared.right == squared.tiles and squared.wrong == squared.extra == 0, squared.summary()
     assert stretched.right <= squared.right - 2, (stretched.summary(), squared.summary())
