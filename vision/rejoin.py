@@ -305,20 +305,8 @@ def _pieces(part: Located, named: Named, at: np.ndarray) -> list[tuple[Located, 
     for g in np.unique(group):
         mine = np.flatnonzero(group == g)
         if len(mine) >= PIECE:
-            pieces.append((part.take(mine), _named_take(named, mine), at[mine]))
+            pieces.append((part.take(mine), named.take(mine), at[mine]))
     return sorted(pieces, key=lambda p: -len(p[0].cells))
-
-
-def _named_take(named: Named, rows: np.ndarray) -> Named:
-    """The names of ``rows`` (K,) only."""
-    return Named(
-        [named.colours[k] for k in rows],
-        [named.shapes[k] for k in rows],
-        named.colour_confidence[rows],
-        named.shape_confidence[rows],
-        named.colour_fit[rows],
-        named.shape_fit[rows],
-    )
 
 
 def _verdict(side: Side, part: dict[tuple[int, int], Tile | None]) -> str:
