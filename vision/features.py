@@ -26,6 +26,10 @@ RIM_DARK = 0.6
 MAX_REACH = 0.5
 #: The silhouette's root-mean-square radius, as a fraction of MASK.
 SPREAD = 0.22
+#: A symbol's centre is found from its paint within this chessboard distance of its paint's median, in
+#: cells (a symbol reaches about 0.30 to 0.39 of a cell from its centre; a neighbour's paint joined to
+#: it lies beyond).
+WITHIN = 0.38
 
 
 class _OnRead:
@@ -156,6 +160,7 @@ class _Grid:
     core_mask: np.ndarray
     ring: np.ndarray  # radius > 0.38
     r2: np.ndarray  # squared pixel distance from the middle
+    rim_band: np.ndarray  # WITHIN + 0.02 < radius < 0.46: where a neighbour's paint may join a symbol
 
 
 @functools.cache
@@ -177,6 +182,7 @@ def _grid(s: int) -> _Grid:
         core_mask=core,
         ring=radius > 0.38,
         r2=px[:, None] ** 2 + px[None, :] ** 2,
+        rim_band=(radius > WITHIN + 0.02) & (radius < 0.46),
     )
     for value in vars(grid).values():  # shared by every call: never to be written to
         if isinstance(value, np.ndarray):
@@ -360,7 +366,10 @@ def symbol_centre(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
     aside: a leaning cube's side face, a neighbour's edge, the table past the face. The symbol is the
     connected part of the paint (``level`` above one half) that covers most of the cell's middle (every
     symbol covers its centre, or rings it around the colour-blind inner mark); its centroid is returned
-    for the patches where other paint was found, ``offset`` for the others.
+    for the patches where other paint was found, ``offset`` for the others. Paint of a neighbour (a
+    cube's side face) may join the symbol's part through a blurred neck: the centroid is then taken again
+    over the part's paint within WITHIN of its median pixel (a chessboard distance), where the symbol
+    lies, wherever paint reaches the band just inside the cell's edge.
     """
     n, s = level.shape[:2]
     g = _grid(s)
@@ -375,13 +384,43 @@ def symbol_centre(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
     labels = labels.reshape(n, -1)
     # the lowest label of each patch's paint, less one (a patch without paint: the largest uint32)
     lowest = (labels - 1).view(np.uint32).min(axis=1).astype(np.int64) + 1
-    # one part of paint (or none): the centroid is the symbol's
-    for i in np.flatnonzero(lowest < labels.max(axis=1)):
-        count, labels = cv2.connectedComponents(paint[i, :s], connectivity=8)
+    # one part of paint (or none), short of the band inside the cell's edge: the centroid is the symbol's
+    several = lowest < labels.max(axis=1)
+    edged = _count(paint[:, :s].view(bool) & g.rim_band) > 0
+    rows = np.flatnonzero(several | edged)
+    parts = paint[rows, :s].view(bool)  # (the one part of paint where there is one)
+    for k in np.flatnonzero(several[rows]):
+        count, labels = cv2.connectedComponents(paint[rows[k], :s], connectivity=8)
         main = np.bincount(labels[g.core_mask], minlength=count)[1:].argmax() + 1
-        rows, cols = np.nonzero(labels == main)
-        out[i] = (g.u[rows].mean(), g.u[cols].mean())
+        parts[k] = labels == main
+    out[rows] = _own_centroid(parts, g.u)
     return out
+
+
+def _own_centroid(part: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The centroid (N, 2) ``(row, col)`` in cells of each patch's part of paint (N, S, S) bool within
+    WITHIN (a chessboard distance) of its median pixel, ``u`` (S,) the pixel centres in cells; of the
+    whole part where none lies within."""
+    per_row, per_col = _line_counts(part)
+    total = per_row.sum(axis=1)
+    centre = np.stack([_median_at(per_row, total, u), _median_at(per_col, total, u)], axis=1)
+    near_row = np.abs(u[None, :] - centre[:, :1]) < WITHIN  # (N, S)
+    near_col = np.abs(u[None, :] - centre[:, 1:]) < WITHIN
+    near = part & near_row[:, :, None] & near_col[:, None, :]
+    in_row, in_col = _line_counts(near)
+    count = in_row.sum(axis=1)
+    whole = count == 0
+    in_row[whole], in_col[whole], count[whole] = per_row[whole], per_col[whole], total[whole]
+    return np.asarray(np.stack([in_row @ u, in_col @ u], axis=1) / np.maximum(count, 1)[:, None])
+
+
+def _median_at(counts: np.ndarray, total: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The median (N,) of the pixel coordinates ``u`` (S,) taken ``counts`` (N, S) times each (``total``
+    (N,) in all): the mean of the two middle ones for an even total."""
+    running = np.cumsum(counts, axis=1)
+    low = (running > ((total - 1) // 2)[:, None]).argmax(axis=1)
+    high = (running > (total // 2)[:, None]).argmax(axis=1)
+    return np.asarray((u[low] + u[high]) / 2)
 
 
 def _quantile(values: np.ndarray, fraction: float) -> np.ndarray:

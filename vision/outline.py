@@ -24,6 +24,11 @@ RAYS = 64
 REACH = 0.5
 #: A paint level below this is the body's (as :class:`vision.features.Presence` takes its dark pixels).
 BODY_LEVEL = 0.35
+#: At most this fraction of a profile's rays may run in paint onto the face's edge (EDGE) for them to be
+#: read from their quarter-turn partners (:func:`_fill_from_turns`).
+THROUGH = 0.125
+#: The face's edge, as a chessboard distance from the patch's middle in cells: a symbol's paint stops short.
+EDGE = 0.48
 
 
 def outline(radial_profile: np.ndarray) -> np.ndarray:
@@ -181,8 +186,60 @@ def profiles_later(level: np.ndarray, offset: np.ndarray, *, rays: int = RAYS) -
     for k in range(1, steps):
         np.minimum(solid[k - 1], solid[k], out=solid[k])
     r = _ray_sums(solid).reshape(n, rays)
+    exit_step = _edge_steps(np.asarray(offset, np.float64) * s, s, rays, steps)  # (N, rays)
+    last = solid.reshape(steps, n, rays)[exit_step, np.arange(n)[:, None], np.arange(rays)[None, :]]
+    _fill_from_turns(r, last > 0.5)
     mean = np.maximum(r.mean(axis=1, keepdims=True), 1e-6)
     return np.asarray(r / mean, np.float32), Later(lambda: _hole(holed, mean))
+
+
+def _edge_steps(centre: np.ndarray, s: int, rays: int, steps: int) -> np.ndarray:
+    """The first sample (N, rays) int of each ray (:func:`_rays`) at or past the face's edge (EDGE cells
+    from the patch's middle, as a chessboard distance), or the last sample, from the symbols' centres
+    (N, 2) in pixels from the patch's middle."""
+    sign, reciprocal = _directions(rays)
+    room = (EDGE * s - sign[None] * centre[:, :, None]) * reciprocal[None]  # (N, 2, rays)
+    t = room.min(axis=1)  # pixels along the ray to the edge
+    step = REACH * s / steps
+    return np.asarray(np.clip(np.ceil(t / step - 0.5), 0, steps - 1), np.intp)
+
+
+@functools.cache
+def _directions(rays: int) -> tuple[np.ndarray, np.ndarray]:
+    """The signs and reciprocal sizes (2, rays) of the rays' steps down and across (infinite where a ray
+    runs along the other axis), shared by every call (never to be written to)."""
+    a = np.arange(rays) * (2 * np.pi / rays)
+    d = np.stack([np.sin(a), np.cos(a)])
+    with np.errstate(divide="ignore"):
+        reciprocal = 1 / np.abs(d)
+    sign = np.sign(d)
+    sign.flags.writeable = reciprocal.flags.writeable = False
+    return sign, reciprocal
+
+
+def _fill_from_turns(r: np.ndarray, through: np.ndarray) -> None:
+    """Give each ray of ``r`` (N, rays) float32 that runs in paint onto the face's edge (``through``,
+    (N, rays) bool; :func:`_edge_steps`) the middle radius of its quarter-turn partners that do not, in
+    place.
+
+    No symbol reaches the face's edge: such a ray ran on into other paint joined to the symbol (a
+    neighbouring cube's side face, a neighbour's edge), and every symbol looks the same after a quarter
+    turn. Only where at most THROUGH of the rays run through: paint on the face's edge all round is no
+    symbol with something joined to it (the table through a gap, a side face seen whole). A ray whose
+    partners all run through is left as it is."""
+    rays = r.shape[1]
+    cut = through.sum(axis=1)
+    rows = np.flatnonzero((cut > 0) & (cut <= THROUGH * rays))
+    if rays % 4 or not len(rows):
+        return
+    quarter = r[rows].reshape(len(rows), 4, rays // 4)  # (M, 4 quarter turns, rays a quarter)
+    off = through[rows].reshape(len(rows), 4, rays // 4)
+    kept = (~off).sum(axis=1, keepdims=True)  # partners not running through, 0..4
+    ordered = np.sort(np.where(off, np.inf, quarter), axis=1)
+    low = np.take_along_axis(ordered, np.maximum(kept - 1, 0) // 2, axis=1)
+    high = np.take_along_axis(ordered, kept // 2 - (kept == 0), axis=1)
+    middle = (low + high) / 2
+    r[rows] = np.where(off & (kept > 0), middle, quarter).astype(np.float32).reshape(len(rows), rays)
 
 
 def _past_first_run(v: np.ndarray, full: np.ndarray) -> np.ndarray:

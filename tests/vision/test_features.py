@@ -73,6 +73,19 @@ def test_paint_past_the_face_does_not_move_the_symbols_centre() -> None:
     assert [names[i] for i in distance.argmin(axis=1)] == ["square", "square"]
 
 
+def test_paint_joined_to_the_symbol_does_not_move_its_centre() -> None:
+    # a neighbouring cube's side face blurred into the symbol through a neck of paint
+    # paint: a bar just inside the cell's bottom edge, and a neck from it to the symbol
+    clean = _patch(Tile("red", "square"), "classic")
+    joined = clean.copy()
+    joined[PATCH - 3 : PATCH - 1, 6 : PATCH - 6] = (32, 28, 160)
+    joined[PATCH // 2 : PATCH - 1, PATCH // 2 - 1 : PATCH // 2 + 1] = (32, 28, 160)
+    p = presence(np.stack([clean, joined]))
+    centre = symbol_centre(p.level, p.offset)
+    assert abs(p.offset[1, 0] - p.offset[0, 0]) > 0.02  # all the paint's centroid is pulled down
+    assert np.allclose(centre[1], centre[0], atol=0.01)
+
+
 def test_whole_symbols_are_fourfold() -> None:
     tiles = tileset("classic")
     whole = measure(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.classify import ASYMMETRY_SPREAD
-from vision.outline import CHUNK, RAYS, asymmetry, outline, radial
+from vision.outline import CHUNK, RAYS, THROUGH, _fill_from_turns, asymmetry, outline, radial
 from vision.patches import PATCH
 
 
@@ -90,3 +90,29 @@ def test_hole_profiles_found_later_are_found_alike_across_chunks() -> None:
     tail = profiles(level[CHUNK:], offset[CHUNK:])
     assert np.array_equal(hole()[CHUNK:], tail[1]) and np.array_equal(radial_profile[CHUNK:], tail[0])
     assert hole() is hole()  # found once
+
+
+def test_paint_joined_to_the_symbol_up_to_the_faces_edge_is_read_from_the_symbols_quarter_turns() -> None:
+    # a neighbouring cube's side face blurred into the symbol: a bar of paint from the disc to the edge
+    u = np.arange(PATCH) - (PATCH - 1) / 2
+    disc = np.hypot(u[:, None], u[None, :]) < 10
+    joined = disc | ((np.abs(u)[:, None] < 2.5) & (u[None, :] > 0))
+    profile = radial(_level_of(joined), np.zeros((1, 2)))[0]
+    assert profile[0] == pytest.approx(1.0, abs=0.05)  # the disc's radius, also along the bar (ray 0)
+    assert asymmetry(profile[None])[0] < ASYMMETRY_SPREAD  # (rays beside the bar graze it)
+
+
+def test_rays_running_through_all_round_are_left_as_they_are() -> None:
+    # paint reaching the face's edge on many rays is no symbol with a neighbour's paint joined to it
+    rng = np.random.default_rng(5)
+    r = rng.uniform(0.8, 1.2, (2, RAYS)).astype(np.float32)
+    through = np.zeros((2, RAYS), bool)
+    through[0, :3] = True  # a few rays of one quarter: taken from their partners
+    through[1, : int(THROUGH * RAYS) + 1] = True  # more than THROUGH of them: kept
+    before = r.copy()
+    _fill_from_turns(r, through)
+    q = RAYS // 4
+    for k in range(3):
+        assert r[0, k] == pytest.approx(np.median(before[0, [k + q, k + 2 * q, k + 3 * q]]))
+    assert np.array_equal(r[0, 3:], before[0, 3:])
+    assert np.array_equal(r[1], before[1])
