@@ -53,7 +53,7 @@ from calibration.geometry import geometry_from_reading, undistort
 from calibration.known import MIN_TILES, measure_known, verdicts
 from device.doctor import MIN_BRIGHT
 from table import Board, Layout, PlacedTile, Tile, TileSet
-from vision.classify import name_shapes, views_remembered
+from vision.classify import name_shapes
 from vision.features import Measurements
 from vision.learning import learn_prototypes
 from vision.paint_checks import MIN_CONTRAST
@@ -61,6 +61,7 @@ from vision.pi_camera import CameraSettings
 from vision.prototypes import Prototypes, default_prototypes
 from vision.reader import MAX_FIT, MIN_CONFIDENCE, measure_tiles, read_table
 from vision.reading import Reading
+from vision.shields import views_remembered
 
 #: When refining, earlier tiles count at most this many per class (so the prototypes follow slow drift).
 MAX_WEIGHT = 60

@@ -24,10 +24,7 @@ not known; an ordinary about as grey as its field) the tile is left uncertain.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,7 +41,7 @@ from vision.prototypes import (
     mark_descriptor,
     painted_prototypes,
 )
-from vision.shields import BLACK_RISE, ShieldView, field_colour, shield_outline, view_shields
+from vision.shields import BLACK_RISE, ShieldView, shield_view
 
 #: How clearly (in shape spreads, summed over the frame's tiles) the tiles must vote for the frame's
 #: "up" parity before a shape whose name depends on it (Herkle's fess and pale) is named.
@@ -325,42 +322,6 @@ def _on_shields(
     names, distance = _silhouette_distance(seen, on_shields, also=rise / ARCH_SPREAD)
     arms = arm(view.silhouette[found])[:, None] - arm(np.array([templates[k] for k in names]))[None]
     return view, found, names, _told_by_arm(distance, names, arms / ARM_SPREAD)
-
-
-def shield_view(patches: np.ndarray, *, outline: bool) -> ShieldView:
-    """Herkle: :func:`vision.shields.view_shields` of ``patches`` (N, S, S, 3) BGR uint8 against their own
-    field colour (:func:`vision.shields.field_colour`), with the shield's outline or without it. Inside
-    :func:`views_remembered` a stack of patches is looked at once each way (its view then read-only)."""
-    memo = _REMEMBERED.get()
-    digest = None if memo is None else hashlib.blake2b(patches.tobytes(), digest_size=16).digest()
-    key = (digest, patches.shape, outline)
-    if memo is not None and key in memo:
-        return memo[key]
-    shape = shield_outline(tileset("herkle")) if outline else None
-    view = view_shields(patches, field_colour(patches), outline=shape)
-    if memo is not None:
-        for f in dataclasses.fields(view):
-            if isinstance(value := getattr(view, f.name), np.ndarray):
-                value.flags.writeable = False
-        memo[key] = view
-    return view
-
-
-@contextmanager
-def views_remembered() -> Iterator[None]:
-    """Within the block, :func:`shield_view` remembers every view by its patches' content (calibration
-    looks at one photo's known tiles several times: to learn, to chart the light, to report margins).
-    Only for work that changes no setting meanwhile; each block starts empty and forgets on leaving."""
-    token = _REMEMBERED.set({})
-    try:
-        yield
-    finally:
-        _REMEMBERED.reset(token)
-
-
-_REMEMBERED: ContextVar[dict[tuple[bytes | None, tuple[int, ...], bool], ShieldView] | None] = ContextVar(
-    "remembered shield views", default=None
-)
 
 
 def _told_by_arm(distance: np.ndarray, names: list[str], arms: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from table import Tile, TileSet
-from vision.classify import ARCH_SPREAD, shield_view
+from vision.classify import ARCH_SPREAD
 from vision.features import Measurements
 from vision.ordinaries import arch, shield_templates
 from vision.outline import asymmetry, outline
@@ -29,6 +29,7 @@ from vision.prototypes import (
     mark_descriptor,
     white_balance,
 )
+from vision.shields import shield_view
 
 #: The fewest known tiles of a shape from which calibration learns its coverage (the median of one
 #: tile's is that tile's noise).

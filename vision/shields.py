@@ -26,13 +26,18 @@ All functions take (N, S, S, 3) BGR uint8 patches cut in the grid's axes (:mod:`
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from table import TileSet
+from table import TileSet, tileset
 from vision.hulls import CENTRED, completed, middle_part, peeled, spread_of, window_mask
 from vision.prototypes import painted_patches
 
@@ -438,3 +443,39 @@ def _check(patches: np.ndarray) -> None:
         raise ValueError(
             f"patches must be (N, S, S, 3) uint8, got shape {patches.shape} dtype {patches.dtype}"
         )
+
+
+def shield_view(patches: np.ndarray, *, outline: bool) -> ShieldView:
+    """Herkle: :func:`vision.shields.view_shields` of ``patches`` (N, S, S, 3) BGR uint8 against their own
+    field colour (:func:`vision.shields.field_colour`), with the shield's outline or without it. Inside
+    :func:`views_remembered` a stack of patches is looked at once each way (its view then read-only)."""
+    memo = _REMEMBERED.get()
+    digest = None if memo is None else hashlib.blake2b(patches.tobytes(), digest_size=16).digest()
+    key = (digest, patches.shape, outline)
+    if memo is not None and key in memo:
+        return memo[key]
+    shape = shield_outline(tileset("herkle")) if outline else None
+    view = view_shields(patches, field_colour(patches), outline=shape)
+    if memo is not None:
+        for f in dataclasses.fields(view):
+            if isinstance(value := getattr(view, f.name), np.ndarray):
+                value.flags.writeable = False
+        memo[key] = view
+    return view
+
+
+@contextmanager
+def views_remembered() -> Iterator[None]:
+    """Within the block, :func:`shield_view` remembers every view by its patches' content (calibration
+    looks at one photo's known tiles several times: to learn, to chart the light, to report margins).
+    Only for work that changes no setting meanwhile; each block starts empty and forgets on leaving."""
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
+_REMEMBERED: ContextVar[dict[tuple[bytes | None, tuple[int, ...], bool], ShieldView] | None] = ContextVar(
+    "remembered shield views", default=None
+)

@@ -347,35 +347,6 @@ def test_a_calibrated_reader_names_shapes_by_size_too() -> None:
     assert classify(between, np.ones(3), partial).shapes == unsized.shapes
 
 
-def test_shield_views_are_remembered_only_inside_a_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Calibration looks at one photo's known tiles on their shields several times (to learn, to chart the
-    light, to report margins): inside ``views_remembered`` a stack of patches is viewed once each way, by
-    its content, and its view is read-only; outside, every call looks again."""
-    from vision.shields import field_colour, shield_outline
-
-    patches = _patches([Tile("red", "fess"), Tile("blue", "cross"), Tile("white", "bend")], "herkle")
-    real = vision.classify.view_shields
-    calls: list[bool] = []
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(kwargs.get("outline") is not None)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(vision.classify, "view_shields", counted)
-    with vision.classify.views_remembered():
-        first = vision.classify.shield_view(patches, outline=True)
-        again = vision.classify.shield_view(patches.copy(), outline=True)  # the same content
-        plain = vision.classify.shield_view(patches, outline=False)
-        other = vision.classify.shield_view(patches[:2], outline=True)
-    assert calls == [True, False, True]
-    assert again is first and plain is not first and len(other.found) == 2
-    assert not first.paint.flags.writeable
-    direct = real(patches, field_colour(patches), outline=shield_outline(tileset("herkle")))
-    assert np.array_equal(first.found, direct.found) and np.array_equal(first.paint, direct.paint)
-    vision.classify.shield_view(patches, outline=True)
-    assert len(calls) == 4  # outside the block, nothing is remembered
-
-
 def test_a_lamps_reflection_is_taken_off_and_a_light_table_is_not() -> None:
     # a tile whose body is lighter than the frame's black in every channel is read both ways: a red
     # under the lamp's reflection (paint and body lit alike) stays red within the fit; an orange whose

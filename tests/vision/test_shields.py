@@ -28,7 +28,9 @@ from vision.shields import (
     field_colour,
     outline_misfit,
     shield_outline,
+    shield_view,
     view_shields,
+    views_remembered,
 )
 
 HERKLE = tileset("herkle")
@@ -262,3 +264,30 @@ def test_a_shield_askew_of_the_grid_is_whole(monkeypatch: pytest.MonkeyPatch) ->
     before = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
     assert now.wrong == now.extra == 0, now.summary()
     assert now.right >= before.right + 2, (now.summary(), before.summary())
+
+
+def test_shield_views_are_remembered_only_inside_a_calibration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Calibration looks at one photo's known tiles on their shields several times (to learn, to chart the
+    light, to report margins): inside ``views_remembered`` a stack of patches is viewed once each way, by
+    its content, and its view is read-only; outside, every call looks again."""
+    patches = _patches([Tile("red", "fess"), Tile("blue", "cross"), Tile("white", "bend")], seed=1)
+    real = view_shields
+    calls: list[bool] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs.get("outline") is not None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vision.shields, "view_shields", counted)
+    with views_remembered():
+        first = shield_view(patches, outline=True)
+        again = shield_view(patches.copy(), outline=True)  # the same content
+        plain = shield_view(patches, outline=False)
+        other = shield_view(patches[:2], outline=True)
+    assert calls == [True, False, True]
+    assert again is first and plain is not first and len(other.found) == 2
+    assert not first.paint.flags.writeable
+    direct = real(patches, field_colour(patches), outline=shield_outline(HERKLE))
+    assert np.array_equal(first.found, direct.found) and np.array_equal(first.paint, direct.paint)
+    shield_view(patches, outline=True)
+    assert len(calls) == 4  # outside the block, nothing is remembered
