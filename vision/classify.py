@@ -117,17 +117,6 @@ class Named:
     def confidence(self) -> np.ndarray:
         return np.asarray(np.minimum(self.colour_confidence, self.shape_confidence))
 
-    def take(self, rows: np.ndarray) -> Named:
-        """The names of ``rows`` (K,) only."""
-        return Named(
-            [self.colours[k] for k in rows],
-            [self.shapes[k] for k in rows],
-            self.colour_confidence[rows],
-            self.shape_confidence[rows],
-            self.colour_fit[rows],
-            self.shape_fit[rows],
-        )
-
 
 def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Named:
     """Name the colour and shape of measured tiles.

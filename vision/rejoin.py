@@ -24,18 +24,6 @@ The rules can tell shifts across the lines a group meets, not along them: a grou
 row it continues keeps the row valid (a gap in a line, closed, is still one colour or one shape). That is
 why a shift the rules alone allow must still be a clear step in the photo.
 
-A group pulled apart from the rest by a seam (a gap of a third to two thirds of a cell: on Qwirkle Cubes,
-whose 23 mm pitch makes a slid group's gap large, the grid leaves such groups out in every frame of a game)
-is one step plus the gap from the read tiles across the seam, which no rounding settles. The layout is one
-connected group, though: a cell nearer puts tiles on read ones, a cell further out leaves between the two
-a strip narrower than a tile, where none can lie, so the group would touch the read tiles nowhere. So a
-group the rules could not place is cut at the seams inside it (its own grid steps across them with either
-rounding) into pieces of PIECE tiles or more, and each joins at the one shift that touches the read tiles
-within BESIDE (or the one of those keeping the lines valid) where each tile it puts beside a read one lies
-within CLOSE of a step along the seam and across it a gap wide (:func:`_across_gap`); after each such join
-the others are tried again (a quarter of a layout cut by two seams touches the rest only through its
-neighbours).
-
 A reading is a record of what lies on the table, illegal plays included: the rules only choose between
 places the photo cannot tell apart, and never move or drop a tile the grid placed.
 """
@@ -67,9 +55,6 @@ BESIDE = 0.75
 CLOSE = 0.3
 #: Tiles named with less confidence do not count in a line.
 SURE = 0.6
-#: A piece of a group joins across a gap (:func:`_across_gap`) with at least this many tiles: through two,
-#: its own grid's turn and axes rest on one step.
-PIECE = 3
 
 _SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
@@ -132,11 +117,6 @@ def rejoined(
         list(_at(located, tileset)),
     )
     gains = white_balance(located.measured.body)
-    # the parts the rules could not place, cut at the seams inside them (:func:`_pieces`): each may join
-    # across a gap pulled open between it and the read tiles (:func:`_across_gap`), and may touch them only
-    # through a piece joined after it (a quarter of a layout cut by two seams, diagonal to the rest); not
-    # Herkle's, which lie where their own grid puts them (:func:`_at`), so no gap between them is seen
-    waiting: list[tuple[Located, Named, np.ndarray]] = []
     for _ in range(PARTS):
         if left.sum() < 2:
             break
@@ -153,20 +133,13 @@ def rejoined(
         at = _at(part, tileset)
         cells = _joined_cells(located, side, part, part_named, at)
         if cells is None:
-            if tileset != "herkle":
-                waiting.extend(_pieces(part, part_named, at))
             continue
         parts.append(replace(part, cells=cells))
-        _add(side, part, part_named, at, cells)
-    while waiting:
-        joined = [(i, _joined_cells(located, side, *piece, gap=True)) for i, piece in enumerate(waiting)]
-        placed = [(i, cells) for i, cells in joined if cells is not None]
-        if not placed:
-            break
-        i, cells = placed[0]
-        piece, piece_named, at = waiting.pop(i)
-        parts.append(replace(piece, cells=cells))
-        _add(side, piece, piece_named, at, cells)
+        for k, (r, c) in enumerate(cells):
+            side.index[(int(r), int(c))] = len(side.centres)
+            side.tiles[(int(r), int(c))] = _tile(part_named, k)
+            side.centres.append(part.centres[k])
+            side.at.append(at[k])
     if not parts:
         return located, named
     every = [located, *parts]
@@ -184,24 +157,12 @@ def rejoined(
     return grown, classify(grown.measured, white_balance(grown.measured.body), prototypes)
 
 
-def _add(side: Side, part: Located, named: Named, at: np.ndarray, cells: np.ndarray) -> None:
-    """Add the ``part``'s tiles (named ``named``, lying ``at``) joined on ``cells`` to the read ones."""
-    for k, (r, c) in enumerate(cells):
-        side.index[(int(r), int(c))] = len(side.centres)
-        side.tiles[(int(r), int(c))] = _tile(named, k)
-        side.centres.append(part.centres[k])
-        side.at.append(at[k])
-
-
 def _joined_cells(
-    located: Located, side: Side, part: Located, named: Named, at: np.ndarray, *, gap: bool = False
+    located: Located, side: Side, part: Located, named: Named, at: np.ndarray
 ) -> np.ndarray | None:
     """The part's cells in the reading's grid at the one shift the rules allow (its tiles taken to lie
     ``at``), or None (also where a shift within a cell of where the map puts the part lands on tiles of
-    parts joined before, and on no others). ``gap`` (a piece of a part the rules could not place, without
-    a seam inside it: :func:`_pieces`): the shift is instead the one the photo allows, or the one of those
-    that keeps the lines valid, where it opens a gap between the part and the read tiles
-    (:func:`_across_gap`)."""
+    parts joined before, and on no others)."""
     turn = _turn(located, part)
     if turn is None:
         return None
@@ -210,7 +171,6 @@ def _joined_cells(
     guess = np.round(where).astype(np.int64)
     tiles = [_tile(named, i) for i in range(len(own))]
     allowed, told = [], set()
-    near: list[tuple[np.ndarray, list[tuple[int, int]]]] = []
     for step in ((dr, dc) for dr in range(-2, 3) for dc in range(-2, 3)):
         cells = own + guess + step
         keys = [(int(r), int(c)) for r, c in cells]
@@ -224,21 +184,15 @@ def _joined_cells(
         err = _beside(located.lattice.homography, side, at, keys)
         if err is None or err > BESIDE:
             continue  # touching no read tile, or side by side with tiles that lie apart in the photo
-        near.append((cells, keys))
         verdict = _verdict(side, dict(zip(keys, tiles, strict=True)))
         told.add(verdict)
         if verdict == "valid":
-            allowed.append((cells, err, keys))
-    if gap:
-        lone = near if len(near) == 1 else [(cells, keys) for cells, _, keys in allowed]
-        if len(lone) != 1 or not _across_gap(located.lattice.homography, side, at, lone[0][1]):
-            return None
-        return lone[0][0]
+            allowed.append((cells, err))
     # the rules decide: one shift keeps the lines it forms with the read tiles valid and either another
     # breaks a line or the photo puts its tiles side by side with the read ones within CLOSE of a step
     if len(allowed) != 1:
         return None
-    cells, err, _ = allowed[0]
+    cells, err = allowed[0]
     return cells if "broken" in told or err <= CLOSE else None
 
 
@@ -255,58 +209,6 @@ def _beside(h: np.ndarray, side: Side, at: np.ndarray, keys: list[tuple[int, int
                 step = np.linalg.solve(axes.T, at[k] - side.at[j])
                 worst = max(worst or 0.0, float(np.abs(step - (-dr, -dc)).max()))
     return worst
-
-
-def _across_gap(h: np.ndarray, side: Side, at: np.ndarray, keys: list[tuple[int, int]]) -> bool:
-    """Whether every tile of the part at ``keys`` (lying ``at``) put beside a read tile lies within CLOSE
-    of one step from it along the seam between them, and across it no nearer than one step less CLOSE and
-    less than BESIDE further than one step (in the read tile's own axes, homography ``h``): a gap pulled
-    open between two groups. The shift one cell nearer puts tiles on read ones; the one a cell further
-    out leaves a strip narrower than a tile between the two, where no tile can lie: there the part would
-    touch the read tiles nowhere, and a Qwirkle layout is one connected group. Along the seam the photo
-    must decide (a group slid along a line it continues keeps the line valid)."""
-    for k, (r, c) in enumerate(keys):
-        for dr, dc in _SIDES:
-            j = side.index.get((r + dr, c + dc))
-            if j is None:
-                continue
-            axes = local_axes(h, np.array([r + dr, c + dc], np.float64))
-            off = np.linalg.solve(axes.T, at[k] - side.at[j]) - (-dr, -dc)
-            across = float(off @ (-dr, -dc))
-            along = float(abs(off @ (-dc, dr)))
-            if along > CLOSE or not -CLOSE <= across < BESIDE:
-                return False
-    return True
-
-
-def _pieces(part: Located, named: Named, at: np.ndarray) -> list[tuple[Located, Named, np.ndarray]]:
-    """The part cut at the seams inside it: its tiles linked where they are neighbours in the part's own grid
-    (sides and corners) lying within CLOSE of that step in the photo (in the first one's axes), each set of
-    PIECE linked tiles or more with its names and places, largest first; the part itself where all are
-    linked. A part's own grid steps across a seam of its own with either rounding: its tiles beyond it may
-    lie a cell off, which the gap between it and the read tiles does not show."""
-    cells = part.cells.astype(np.float64)
-    n = len(cells)
-    axes = local_axes(part.lattice.homography, cells)
-    steps = cells[None] - cells[:, None]  # (N, N, 2) cell steps from each tile to each other
-    i, j = np.nonzero(np.abs(steps).max(axis=2) == 1)
-    measured = np.linalg.solve(axes[i].transpose(0, 2, 1), (at[j] - at[i])[..., None])[..., 0]
-    link = np.abs(measured - steps[i, j]).max(axis=1) <= CLOSE
-    group = np.arange(n)
-    for _ in range(n):  # each tile takes the least number among its linked neighbours until none changes
-        least = group.copy()
-        np.minimum.at(least, i[link], group[j[link]])
-        if (least == group).all():
-            break
-        group = least
-    if (group == 0).all():
-        return [(part, named, at)] if n >= PIECE else []
-    pieces = []
-    for g in np.unique(group):
-        mine = np.flatnonzero(group == g)
-        if len(mine) >= PIECE:
-            pieces.append((part.take(mine), named.take(mine), at[mine]))
-    return sorted(pieces, key=lambda p: -len(p[0].cells))
 
 
 def _verdict(side: Side, part: dict[tuple[int, int], Tile | None]) -> str:

@@ -197,9 +197,8 @@ def test_a_group_no_shift_fits_is_not_kept_where_another_fits_clearly_better(pus
 def test_a_group_in_doubt_is_left_for_the_rules_to_place(monkeypatch: pytest.MonkeyPatch) -> None:
     # frame 50 of the rendered Cubes set (seed 31): seams between the groups leave no shift fitting them
     # and the placed tiles around them well. Kept at their predicted shifts wherever that happens, the
-    # groups left 28 of the 49 tiles unread; left out where another shift fits clearly better, they are
-    # placed by the rules of the game (vision.rejoin), which now also join across the seams' gaps what the
-    # predicted shifts leave out
+    # groups leave 28 of the 49 tiles unread; left out where another shift fits clearly better, they are
+    # placed by the rules of the game (vision.rejoin)
     out = render(random_scene(seed=frame_seed(31, 50), variant="cubes", size=(768, 1024)))
 
     def score() -> tuple[int, int]:
@@ -210,8 +209,7 @@ def test_a_group_in_doubt_is_left_for_the_rules_to_place(monkeypatch: pytest.Mon
     right, silent = score()
     monkeypatch.setattr(shifts, "DOUBT", 0.0)  # the prediction kept whenever no shift fits well
     kept_right, kept_silent = score()
-    assert right >= 44, right
-    assert right >= kept_right, (right, kept_right)
+    assert right >= kept_right + 20, (right, kept_right)
     assert silent <= kept_silent
 
 
