@@ -27,9 +27,8 @@ import cv2
 import numpy as np
 
 from table import PlacedTile, Tile
-from vision.classify import light_spreads, name_shapes, size_distance
+from vision.classify import name_shapes, shape_probabilities
 from vision.features import Measurements
-from vision.outline import outline
 from vision.prototypes import Prototypes
 from vision.reader import MAX_FIT, MIN_CONFIDENCE
 from vision.reading import Reading, ReadTile, Uncertain
@@ -142,7 +141,7 @@ def held_out_shapes(
     shapes (:func:`vision.classify.name_shapes`). Returns how many are named right with confidence and
     within the fit (:data:`vision.reader.MIN_CONFIDENCE`, :data:`vision.reader.MAX_FIT`), and the mean
     log-probability of each tile's own shape under the outline and size distances the reader decides
-    by (:func:`vision.classify.light_spreads`, :func:`vision.classify.size_distance`; soft-max), which
+    by (:func:`vision.classify.shape_probabilities`), which
     tells two ways of looking at the photo apart where the count does not.
     """
     right, log_p = 0, 0.0
@@ -152,21 +151,6 @@ def held_out_shapes(
         others = learn(measured.take(every != i), [t for j, t in enumerate(tiles) if j != i])
         shapes, confidence, fit = name_shapes(one, others)
         right += int(shapes[0] == tile.shape and confidence[0] >= MIN_CONFIDENCE and fit[0] <= MAX_FIT)
-        log_p += float(np.log(max(_shape_probability(one, others, tile.shape), TINY)))
+        names, probability = shape_probabilities(one, others)
+        log_p += float(np.log(max(probability[0, names.index(tile.shape)], TINY)))
     return right, log_p / max(len(tiles), 1)
-
-
-def _shape_probability(one: Measurements, prototypes: Prototypes, shape: str) -> float:
-    """The soft-max probability of ``shape`` for one measured tile under the calibrated reader's outline
-    spreads and sizes."""
-    names = list(prototypes.outlines)
-    spreads = light_spreads(prototypes)
-    middle = np.array([prototypes.outlines[k] for k in names])
-    spread = np.array([spreads[k] for k in names])
-    distance = np.sqrt((((outline(one.radial)[0] - middle) / spread) ** 2).sum(axis=1))
-    size = size_distance(one, prototypes, names)
-    if size is not None:
-        distance = np.hypot(distance, size[0])
-    z = -0.5 * distance**2
-    p = np.exp(z - z.max())
-    return float(p[names.index(shape)] / p.sum())

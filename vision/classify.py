@@ -201,21 +201,39 @@ def _named_with_own_noise(
     harmonic gone, lies a few of the diamond's narrow spreads from it and was named a clover, whose
     spreads are wide, with full confidence); one no noisier than that is not counted noisy twice.
     """
-    names = list(prototypes.outlines)
-    middle = np.array([prototypes.outlines[k] for k in names])
-    spread = np.array([spreads[k] for k in names])
+    names, offset, spread, size = _outline_offsets(m, prototypes, spreads)
     closed = np.array([prototypes.outline_spreads[k] < OPEN for k in names])  # open: says nothing
-    offset = outline(m.radial)[:, None, :] - middle[None]
     beyond = np.maximum(asymmetry(m.radial) ** 2 - noise**2, 0.0)
     own = np.where(closed, (beyond / 12)[:, None, None], 0.0)
     plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
     noisier = np.sqrt((offset**2 / (spread[None] ** 2 + own)).sum(axis=2))
-    size = size_distance(m, prototypes, names)  # a cue the outline's noise does not touch
-    if size is not None:
+    if size is not None:  # a cue the outline's noise does not touch
         plain, noisier = np.hypot(plain, size), np.hypot(noisier, size)
     best = plain.argmin(axis=1)
     rows = np.arange(len(best))
     return best, np.minimum(_softmax(plain)[rows, best], _softmax(noisier)[rows, best])
+
+
+def shape_probabilities(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
+    """Calibrated: the shapes (K) and each one's soft-max probability (N, K) for each measured tile under the
+    outline spreads the calibration photo's light gives (:func:`light_spreads`) and the symbol's size, as
+    :func:`name_shapes` weighs them before counting the tile's own noise."""
+    names, offset, spread, size = _outline_offsets(m, prototypes, light_spreads(prototypes))
+    plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
+    return names, _softmax(plain if size is None else np.hypot(plain, size))
+
+
+def _outline_offsets(
+    m: Measurements, prototypes: Prototypes, spreads: dict[str, np.ndarray]
+) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray | None]:
+    """The shapes (K) of ``prototypes``' outlines, each tile's outline offset (N, K, F) from each shape's,
+    the shapes' ``spreads`` (K, F) and the symbol's size distances (N, K; None uncalibrated,
+    :func:`size_distance`)."""
+    names = list(prototypes.outlines)
+    middle = np.array([prototypes.outlines[k] for k in names])
+    spread = np.array([spreads[k] for k in names])
+    offset = outline(m.radial)[:, None, :] - middle[None]
+    return names, offset, spread, size_distance(m, prototypes, names)
 
 
 def light_spreads(prototypes: Prototypes) -> dict[str, np.ndarray]:
