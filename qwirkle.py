@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from table.tiles import VARIANTS
+
 EXIT_BAD_INPUT = 2
 
 
@@ -216,15 +218,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    import cv2
-
     from calibration import read_calibrated
 
     tiles, layout = rules_context(args)
     calibration = _calibration(args.calibration, tiles) if args.calibration else None
-    image = cv2.imread(args.photo, cv2.IMREAD_COLOR) if Path(args.photo).is_file() else None
-    if image is None:
-        raise CommandError(f"{args.photo}: missing or not a readable image")
+    image = _read_photo(args.photo)
     reading = read_calibrated(image, calibration, tileset=tiles, layout=layout)
     data = reading.to_json()
     lines = [
@@ -283,8 +281,6 @@ def _calibration(path: str, tiles: Any) -> Any:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    import cv2
-
     from calibration import CalibrationFailed, arrangement, calibrate_from_photo, save
     from table.codec import board_from_json
 
@@ -300,9 +296,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             "say which tiles the photo shows: --layout L.json, --known BOARD.json or --arrangement"
         )
     base = _calibration(args.base, tiles) if args.base else None
-    image = cv2.imread(args.photo, cv2.IMREAD_COLOR) if Path(args.photo).is_file() else None
-    if image is None:
-        raise CommandError(f"{args.photo}: missing or not a readable image")
+    image = _read_photo(args.photo)
     try:
         found, report = calibrate_from_photo(
             image, known, tileset=tiles, layout=layout, base=base, photo=Path(args.photo).name, how=how
@@ -330,6 +324,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     ]
     emit(args, data, "\n".join(lines))
     return 0
+
+
+def _read_photo(path: str) -> Any:
+    """The photo at ``path`` as a BGR uint8 array; a missing or unreadable file is bad input."""
+    import cv2
+
+    image = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+    if image is None:
+        raise CommandError(f"{path}: missing or not a readable image")
+    return image
 
 
 def _write_image(path: str, image: Any) -> bool:
@@ -392,12 +396,12 @@ def _parse_size(text: str) -> tuple[int, int]:
     return int(h), int(w)
 
 
+def _add_variant(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--variant", choices=VARIANTS, help=help)
+
+
 def _add_rules_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--variant",
-        choices=["classic", "colour-blind", "herkle", "cubes", "connect"],
-        help="the edition (default: classic, or the layout's)",
-    )
+    _add_variant(p, "the edition (default: classic, or the layout's)")
     p.add_argument("--layout", metavar="L.json", help="a printed board's layout (Qwirkle Connect)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -429,11 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--store", metavar="GAMES.sqlite3", help="where games are kept (default: ~/.local/share/qwirkle)"
     )
     p.add_argument("--pin", help="the table's PIN for changes, 4 to 8 digits (default: a random one)")
-    p.add_argument(
-        "--variant",
-        choices=["classic", "colour-blind", "herkle", "cubes", "connect"],
-        help="the edition of new games (default: classic)",
-    )
+    _add_variant(p, "the edition of new games (default: classic)")
     p.add_argument("--layout", metavar="L.json", help="a printed board's layout (Qwirkle Connect)")
     p.add_argument(
         "--calibration", metavar="CAL.json", help="from qwirkle calibrate (for --variant's edition)"
@@ -444,11 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", metavar="OUT", help="the dataset folder (frames/, truth/, board.json, moves.jsonl)")
     p.add_argument("--n", type=int, default=100, help="how many frames (default 100)")
     p.add_argument("--seed", type=int, default=0, help="the same seed writes the same dataset (default 0)")
-    p.add_argument(
-        "--variant",
-        choices=["classic", "colour-blind", "herkle", "cubes", "connect"],
-        help="the edition (default: classic)",
-    )
+    _add_variant(p, "the edition (default: classic)")
     p.add_argument("--size", default="1024x768", metavar="WxH", help="frame size (default 1024x768)")
     p.add_argument("--games", action="store_true", help="game sequences with moves.jsonl, not single frames")
     p.add_argument("--hand", type=float, default=0.25, help="chance a hand covers part of a frame (0.25)")
