@@ -15,7 +15,9 @@ paint is pure (:func:`_unframed`). Patches are cut again in truer axes where the
 (:mod:`vision.recut`): a narrow layout's foreshortened axes once the probes have found enough tiles, a
 small layout's map through its tiles, and, where no homography measured the foreshortening, without the
 stretch its symbols still show. A cell whose paint is the table's own colour, ringed by four tiles, is a
-hole in a layout of cubes, not a tile (:func:`_without_holes`).
+hole in a layout of cubes, not a tile, and under a camera leaning 30° or more a cell in front of a cube
+that shows a squashed symbol of the cube's colour, less lit, is the cube's side face
+(:mod:`vision.cube_faces`).
 On Herkle's tiles a probe also takes a whole shield of the frame's form
 (:func:`vision.shield_probes.whole_shields`): with a black ordinary on it (no paint of such a tile stands
 out from its body), or a lit one ringed by the body (the paint's rim test does not fit a shield that fills
@@ -36,15 +38,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from vision.cube_faces import without_holes, without_side_faces
 from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, concat, measure, presence
 from vision.geometry import cells_off, foreshortened, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.paint_checks import (
     FAINT,
-    HOLE_CHROMA,
     MIN_CONTRAST,
-    chroma_gap,
     pure,
     table_colour,
     unlike,
@@ -107,11 +108,11 @@ def occupied(
 ) -> Located | None:
     """Measure the cells of the placed candidates, then look for missed tiles next to them (``tileset``
     "herkle": whole shields too, see :func:`vision.shield_probes.whole_shields`; "cubes": without the holes
-    in the layout, see :func:`_without_holes`). ``refit``: where the
-    grid is a similarity, cut the patches again in the map through the tiles found
-    (:func:`vision.recut.recut`); a
-    group the grid left out, read on its own (:mod:`vision.rejoin`), lies across a seam the grid could not
-    resolve, and a map through a few of its tiles takes a tile a cell off for foreshortening."""
+    in the layout and the cubes' side faces, see :mod:`vision.cube_faces`).
+    ``refit``: where the grid is a similarity, cut the patches again in the map through the tiles found
+    (:func:`vision.recut.recut`); a group the grid left out, read on its own (:mod:`vision.rejoin`), lies
+    across a seam the grid could not resolve, and a map through a few of its tiles takes a tile a cell off
+    for foreshortening."""
     cells = lattice.cells[lattice.placed]
     centres = blobs.centres[lattice.placed]
     cut = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=STEADY)
@@ -158,7 +159,7 @@ def occupied(
     # there is the grid's own doubt (a layout drifted off true, a cell off somewhere), not the camera's
     elif not cut[2, :2].any():
         located = squared(located, cut, within=STEADY)
-    return _without_holes(located) if tileset == "cubes" else located
+    return without_side_faces(without_holes(located), cut) if tileset == "cubes" else located
 
 
 def _shields_recentred(located: Located, cut: np.ndarray) -> Located:
@@ -172,24 +173,6 @@ def _shields_recentred(located: Located, cut: np.ndarray) -> Located:
     order = np.concatenate([np.flatnonzero(~changed), np.flatnonzero(changed)])
     measured = concat([located.measured.take(~changed), measure(patches[changed])]).take(np.argsort(order))
     return replace(located, centres=centres, patches=patches, measured=measured)
-
-
-def _without_holes(located: Located) -> Located:
-    """``located`` without the cells ringed by four tiles whose paint is the table's own colour (within
-    HOLE_CHROMA): among Qwirkle Cubes, a hole in the layout is a well walled by the neighbours' dark
-    sides, and the table at its bottom is a square framed in black, which passes every test a symbol on
-    its body does. (Not on flat tiles: there a printed board or a grey table under dim light lies as
-    close to many tiles' measured paint.)"""
-    table = table_colour(located.work, located.lattice, located.cells)
-    if table is None:
-        return located
-    hole = chroma_gap(located.measured.paint, table) <= HOLE_CHROMA
-    if not hole.any():
-        return located
-    # the dark ring round a hole is its four neighbours' bodies
-    sides = (located.cells[hole][:, None, :] + AROUND[None, :4]).reshape(-1, 2)
-    hole[hole] = among(sides, located.cells).reshape(-1, 4).all(axis=1)
-    return located.take(~hole) if hole.any() else located
 
 
 def _faint(

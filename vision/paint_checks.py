@@ -11,7 +11,7 @@ from vision.classify import ASYMMETRY_SPREAD
 from vision.features import Measurements
 from vision.geometry import local_axes
 from vision.lattice import AROUND, Lattice, among, cell_keys
-from vision.outline import asymmetry
+from vision.outline import asymmetry, harmonics
 from vision.patches import cut_patches as _cut
 
 #: Paint whose chromaticity (B, G, R over their sum) lies within this of the table's is taken for the
@@ -28,6 +28,26 @@ MIN_CONTRAST = 0.7
 #: and colour-blind sets, 64 of the 65 empty cells that pass every other test show the table's colour (a hole
 #: in the layout ringed by the neighbours' bodies), and 53 of the 56 tiles show paint of another colour.
 FAINT = 0.6
+#: A cube's side face seen in the cell in front of it (:func:`vision.cube_faces.without_side_faces`) shows
+#: a symbol of its top face's colour (chromaticities within this of each other, under half the gap between
+#: the nearest two paints, red and orange, 0.175: a side face's darker paint reads further off its top
+#: face's than another top of that colour does)...
+SIDE_CHROMA = 0.08
+#: ...lit less than the top face, its paint at most this fraction as bright (light from above falls aslant
+#: on a side face: on the rendered Cubes set the side faces read as tiles lay at 0.43-0.80 of their top
+#: face, while 3 in 100 true tiles beside one of their colour are this much darker)...
+SIDE_SHADE = 0.85
+#: ...and squashed, seen aslant: the second harmonic of its outline's radial profile at least this, in
+#: fractions of its mean radius (a whole symbol has none; 5 in 100 true top faces reach 0.057 and 1 in 20
+#: side faces read as tiles lies below)...
+SIDE_SQUASH = 0.045
+#: ...where the camera leans towards it from the cube: its cell seen at least this much larger along that
+#: step than the cube's own (the side faces a camera sees are the cubes' near ones)...
+SIDE_LEAN = 1.01
+#: ...at 30° or more there (the cell's axes foreshortened to this, cos 30°): nearer the vertical a side
+#: face's symbol is squashed to under tan 30° = 0.58 of its width, flatter than the detector's ISOTROPY
+#: lets a symbol be (0.63).
+SIDE_TILT = 0.866
 
 
 def chroma_gap(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -43,6 +63,13 @@ def whole(m: Measurements) -> np.ndarray:
     than whole symbols lie (two spreads of :data:`vision.classify.ASYMMETRY_SPREAD`; the symbol on a
     cube's side face seen aslant is squashed)."""
     return np.asarray(asymmetry(m.radial) <= 2 * ASYMMETRY_SPREAD)
+
+
+def squash(m: Measurements) -> np.ndarray:
+    """How squashed each measured symbol (N,) is: the size of its outline's second harmonic, in fractions
+    of its mean radius (a cube's side face seen aslant shows its symbol squashed along the cube's edge;
+    every whole symbol has a fourfold symmetry, so holds none)."""
+    return np.asarray(np.abs(harmonics(m.radial, (2,))[0]))
 
 
 def unlike(paint: np.ndarray, table: np.ndarray) -> np.ndarray:

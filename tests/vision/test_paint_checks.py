@@ -5,8 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.features import measure
 from vision.lattice import fit_lattice
-from vision.paint_checks import pure, table_colour, unlike
+from vision.paint_checks import SIDE_SQUASH, pure, squash, table_colour, unlike
+from vision.patches import PATCH
 
 FELT = (40, 110, 40)
 
@@ -37,3 +39,17 @@ def test_paint_is_pure_where_the_symbols_middle_shows_its_colour() -> None:
     mixed = (blue + np.array([40.0, 140.0, 230.0])) / 2
     found = pure(patch, np.array([blue, mixed]))
     assert found.tolist() == [True, False]
+
+
+def test_a_symbol_squashed_as_on_a_cube_side_face_is_told_from_a_whole_one() -> None:
+    # a yellow disc on a black body, and the same disc seen on a side face under a 35° camera (squashed
+    # to tan 35° of its width along the lean): only the second is squashed past SIDE_SQUASH
+    patches = np.full((2, PATCH, PATCH, 3), 25, np.uint8)
+    middle = (PATCH // 2, PATCH // 2)
+    radius = PATCH // 4
+    cv2.circle(patches[0], middle, radius, (30, 200, 230), -1)
+    cv2.ellipse(
+        patches[1], middle, (radius, round(radius * np.tan(np.radians(35.0)))), 0, 0, 360, (30, 200, 230), -1
+    )
+    squashed = squash(measure(patches))
+    assert squashed[0] < SIDE_SQUASH <= squashed[1], squashed
