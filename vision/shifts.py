@@ -32,6 +32,8 @@ DOUBT = 0.9
 #: is at most 1/ODDS as likely (Gaussian errors of the points from their cells, their spread estimated
 #: from the likeliest shift's fit).
 ODDS = 1000.0
+#: How many times a far group's nine shifts are moved to the edge one that fits best, when none fits.
+RECENTRE = 2
 #: How many placed points nearest to a near group check its shift (:func:`checked_shift`).
 NEAREST = 20
 
@@ -107,27 +109,29 @@ def rigid_shift(
     and every other shift is at most 1/ODDS as likely (:func:`_likeliest`),
     provided the layout is ``one_grid``: false where a seam was seen (a near group lay between whole
     cells), for then the points' errors are not the small, independent scatter the likelihood assumes.
+
+    The map extrapolated across a wide gap may miss by more than a cell (a forearm across a steep view:
+    two rows). Where none of the nine fits (each leaves a point RIGID_OTHER off) and the one fitting best
+    lies on their edge, the nine around that one are tried the same way, up to RECENTRE times; the
+    fallback to the prediction is judged on the first nine only.
     """
     middle = np.round(median(frac))
+    count = len(pts) + len(group_pts)
     options = [middle + step for step in _AROUND]
     every, own, squares = _misfits(pts, cells, group_pts, group_cells, options)
-    order = np.argsort(every)
-    best = order[0]
-    if every[best] <= RIGID_FIT and all(
-        every[k] >= RIGID_OTHER
-        or every[k] >= max(RIGID_FIT, 2 * every[best])
-        or own[k] >= max(RIGID_FIT, 2 * own[best])
-        for k in order[1:]
-    ):
-        return np.asarray(options[best], np.int64)
-    likeliest = _likeliest(squares, len(pts) + len(group_pts)) if one_grid else None
-    if likeliest is not None and (
-        every[likeliest] <= RIGID_FIT or (every[likeliest] < RIGID_OTHER and own[likeliest] <= min(own))
-    ):
-        return np.asarray(options[likeliest], np.int64)
-    if not fallback:
-        return None
-    here = _STEPS.index((0, 0))
+    found = _clear_fit(options, every, own, squares, count, one_grid=one_grid)
+    # the prediction more than a cell off: the nine around the edge one that fits best
+    around, misfits = options, (every, own, squares)
+    for _ in range(RECENTRE):
+        nearest = int(np.argmin(misfits[0]))
+        if found is not None or nearest == _CENTRE or misfits[0][nearest] < RIGID_OTHER:
+            break
+        around = [around[nearest] + step for step in _AROUND]
+        misfits = _misfits(pts, cells, group_pts, group_cells, around)
+        found = _clear_fit(around, *misfits, count, one_grid=one_grid)
+    if found is not None or not fallback:
+        return found
+    here = _CENTRE
     rivals = [
         k
         for k in range(len(options))
@@ -139,6 +143,34 @@ def rigid_shift(
     # a guess
     fits = own[here] < RIGID_OTHER
     return np.asarray(middle, np.int64) if fits and np.abs(off).max() <= FAR_OFF_GRID and not rivals else None
+
+
+def _clear_fit(
+    options: list[np.ndarray],
+    every: list[float],
+    own: list[float],
+    squares: list[float],
+    count: int,
+    *,
+    one_grid: bool,
+) -> np.ndarray | None:
+    """The one of nine shifts ``options`` (with their misfits, :func:`_misfits`, through ``count`` points)
+    that fits clearly (:func:`rigid_shift`), by the largest misfit or by the likelihood, or None."""
+    order = np.argsort(every)
+    best = order[0]
+    if every[best] <= RIGID_FIT and all(
+        every[k] >= RIGID_OTHER
+        or every[k] >= max(RIGID_FIT, 2 * every[best])
+        or own[k] >= max(RIGID_FIT, 2 * own[best])
+        for k in order[1:]
+    ):
+        return np.asarray(options[best], np.int64)
+    likeliest = _likeliest(squares, count) if one_grid else None
+    if likeliest is not None and (
+        every[likeliest] <= RIGID_FIT or (every[likeliest] < RIGID_OTHER and own[likeliest] <= min(own))
+    ):
+        return np.asarray(options[likeliest], np.int64)
+    return None
 
 
 def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
@@ -328,6 +360,7 @@ def _normalised(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 _STEPS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1)]
 _AROUND = [np.array(step) for step in _STEPS]
+_CENTRE = _STEPS.index((0, 0))
 
 
 def lands_on(cells: np.ndarray, taken: set[tuple[int, int]]) -> bool:

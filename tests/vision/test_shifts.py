@@ -252,3 +252,34 @@ def test_local_misfits_equal_the_plain_direct_linear_transform_of_each_shift() -
         back = apply_homography(np.linalg.inv(m), d) / s_scale + s_mid
         assert misfit == pytest.approx(float(np.abs(back - src).max()), abs=1e-9)
     assert stacked[0] < 0.1 < min(stacked[1:])  # the true shift fits, the others do not
+
+
+def test_a_far_group_the_map_puts_two_cells_off_joins_where_it_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the map extrapolated across a forearm puts the group two rows off: each of the nine shifts around
+    # the prediction leaves a point 0.3 of a cell off, the one nearest the truth on their edge; the nine
+    # around that one hold the true shift, which the likelihood then makes clear
+    group = [(r, c) for r in range(3) for c in range(2)]
+    pts, cells, group_pts, group_cells = _far_group(0.0, group, (1, 8))
+    for off in ((2.1, 0.1), (-1.9, 0.1), (2.1, 2.1)):
+        frac = np.array([1 + off[0], 8 + off[1]]) + np.zeros((6, 2))
+        assert _listed(rigid_shift(pts, cells, group_pts, group_cells, frac)) == [1, 8]
+    monkeypatch.setattr(shifts, "RECENTRE", 0)
+    assert rigid_shift(pts, cells, group_pts, group_cells, frac) is None
+
+
+def test_a_far_group_beyond_a_forearm_two_rows_from_the_prediction_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # frame 73 of the rendered set with a hand in every frame (seed 31): a forearm lies across the
+    # layout, and the map through the 17 tiles on one side puts the 16 on the other two rows off
+    out = render(random_scene(seed=frame_seed(31, 73), variant="classic", size=(768, 1024), hand=1.0))
+
+    def score() -> tuple[int, int]:
+        reading = reader.read_table(out.image, tileset=tileset("classic"))
+        t = score_frame(reading, out.truth, layout=None, where="render")
+        return t.right, t.wrong + t.extra
+
+    right, silent = score()
+    assert silent == 0 and right == len(out.truth["tiles"])
+    monkeypatch.setattr(shifts, "RECENTRE", 0)
+    assert score()[0] <= right - 15
