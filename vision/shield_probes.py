@@ -56,36 +56,42 @@ def whole_shields(
     shield of the frame's field colour, size and form in its middle (:func:`vision.shields.view_shields`,
     seen with the ``shields`` the detector found, which set the size), and
 
-    - a black ordinary is on it (:func:`vision.shields.black`) and the patch's frame is dark: a black
-      ordinary is darker than the field it splits, so the paint seen is the grey field only, a symbol
-      too large and too faint for :func:`vision.occupied.look`; or
+    - a black ordinary is on it (:func:`vision.shields.black`) and the patch's frame is dark or the
+      shield is ringed by the body's dark rim (:data:`vision.shields.RING_DARK`): a black ordinary is
+      darker than the field it splits, so the paint seen is the grey field only, a symbol too large and
+      too faint for :func:`vision.occupied.look`, and the frame past a shield that fills its face lies
+      on the body's thin rim and the table past it, lit where the table is light; or
     - its paint stands out from the body as a tile's does, the shield is ringed by the body's dark rim
-      (:data:`vision.shields.RING_DARK`) and its ordinary is not the ``table``'s colour: the paint's
+      and its ordinary is not the ``table``'s colour: the paint's
       rim and frame tests ask for a dark ring around the paint and a dark frame, which on a shield
       that fills its face lie on the body's thin rim and the table past it, while the table seen
       through a hole in the layout is lit and ringed by the bodies around it just as a shield is
       (None: no table colour, none taken so). Faint paint (FAINT to MIN_CONTRAST) is taken so only
       where the shield is lit as the detector's shields around it are (:func:`in_its_light`).
+
+    Where the shield lies is given only for patches whose frame is dark or whose paint stands out (a
+    probe recentres on those, :func:`vision.occupied._with_shields`): recentring every probe reaches
+    into a group the grid left out across a gap, a few of its tiles at a time, and the rest of the group
+    can then no longer join where the rules put it (:mod:`vision.rejoin`).
     """
     p = presence(patches)
     framed = p.frame > 0.5
     lit = (p.contrast > FAINT) & (p.reach < MAX_REACH)
-    taken = framed | lit
     centre = np.zeros((len(patches), 2))
-    if not taken.any():
-        return taken, centre
+    if not len(patches):
+        return np.zeros(0, bool), centre
     known = len(shields.patches)
-    both = np.concatenate([shields.patches, patches[taken]])
-    view = view_shields(both, shields.field, outline=shield_outline(edition("herkle")))
-    own = slice(known, None)
-    centre[taken] = view.centre[own]
-    lit[taken] &= view.ringed[own] >= RING_DARK
-    lit[taken] &= unlike(view.paint[own], table) if table is not None else False
-    # faint paint is a tile only where its shield is lit as its neighbours are (a hole in the layout)
-    lit[taken] &= (p.contrast[taken] > MIN_CONTRAST) | in_its_light(
-        view.falloff, shields, centres[taken], axes[taken]
+    view = view_shields(
+        np.concatenate([shields.patches, patches]), shields.field, outline=shield_outline(edition("herkle"))
     )
-    taken[taken] = view.found[own] & ((black(view)[own] & framed[taken]) | lit[taken])
+    own = slice(known, None)
+    looked = framed | lit
+    centre[looked] = view.centre[own][looked]
+    ringed = view.ringed[own] >= RING_DARK
+    lit &= ringed & (unlike(view.paint[own], table) if table is not None else False)
+    # faint paint is a tile only where its shield is lit as its neighbours are (a hole in the layout)
+    lit &= (p.contrast > MIN_CONTRAST) | in_its_light(view.falloff, shields, centres, axes)
+    taken = view.found[own] & ((black(view)[own] & (framed | ringed)) | lit)
     return np.asarray(taken), centre
 
 

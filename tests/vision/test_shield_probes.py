@@ -1,16 +1,18 @@
-"""vision/shield_probes.py: Herkle tiles whose shield is not whole, looked at again centred on it."""
+"""vision/shield_probes.py: which Herkle cells a probe takes by their whole shields; tiles whose shield is
+not whole, looked at again centred on it."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from table import Tile, tileset
 from vision.classify import classify
-from vision.features import measure
+from vision.features import measure, presence
 from vision.patches import PATCH, cut_patches
 from vision.prototypes import default_prototypes, paint_patches, white_balance
 from vision.render_tiles import BODY
-from vision.shield_probes import MOVE, recentred_shields
+from vision.shield_probes import MOVE, Shields, recentred_shields, whole_shields
 from vision.shields import field_colour, shield_outline, view_shields
 
 HERKLE = tileset("herkle")
@@ -58,3 +60,38 @@ def test_whole_shields_are_left_as_they_are() -> None:
     patches = cut_patches(work, centres, axes)
     again, moved, changed = recentred_shields(work, patches, centres, axes)
     assert not changed.any() and (again == patches).all() and (moved == centres).all()
+
+
+def test_black_shields_on_a_light_table_are_taken_where_the_body_rings_them() -> None:
+    # the 36 tiles on a light laminate, each a little smaller than its cell: the frame of every patch is
+    # the lit table past the tile's thin rim, not dark; a black ordinary's paint is the grey field only,
+    # so the paint probe refuses it, and so did the shield probe's dark-frame test. The body's dark rim
+    # rings each black shield, so the shield probe takes all six (and no cell of bare table), and each
+    # is named right
+    tiles = [Tile(c, s) for c in HERKLE.colours for s in HERKLE.shapes]
+    painted = paint_patches(tiles, variant="herkle", rng=np.random.default_rng(3), imperfection=0.3)
+    laminate = (200, 212, 222)
+    side = round(PATCH * 0.91)
+    at = (PATCH - side) // 2
+    work = np.empty((7 * PATCH, 6 * PATCH, 3), np.uint8)
+    work[:] = laminate
+    for k, patch in enumerate(painted):
+        r, c = divmod(k, 6)
+        tile = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
+        work[r * PATCH + at : r * PATCH + at + side, c * PATCH + at : c * PATCH + at + side] = tile
+    # the tiles' cells and, in the last row, six of bare table
+    centres = np.array([((k // 6 + 0.5) * PATCH - 0.5, (k % 6 + 0.5) * PATCH - 0.5) for k in range(42)])
+    axes = np.tile(np.eye(2) * PATCH, (len(centres), 1, 1))
+    patches = cut_patches(work, centres, axes)
+    black = np.array([t.colour == "black" for t in tiles] + [False] * 6)
+    bare = np.arange(len(centres)) >= len(tiles)
+    known = ~black & ~bare
+    shields = Shields(field_colour(patches[known]), patches[known], centres[known])
+    assert (presence(patches[black]).frame <= 0.5).all()
+    taken, _ = whole_shields(patches, shields, np.array(laminate, np.float64), centres, axes)
+    assert taken[black].all() and not taken[bare].any(), taken
+    m = measure(patches[black])
+    named = classify(m, white_balance(m.body), default_prototypes(HERKLE))
+    assert (named.confidence >= 0.6).all(), named.confidence
+    shown = [(named.colours[i], named.shapes[i]) for i in range(len(m))]
+    assert shown == [(t.colour, t.shape) for t in tiles if t.colour == "black"], shown
