@@ -12,9 +12,10 @@ Pure (standard library only): the reader, the game service and calibration all u
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from table import Board, Cell, Tile
 from table.board import transform_cell
@@ -52,6 +53,8 @@ class Registration:
 
 IDENTITY = Registration()
 
+_T = TypeVar("_T")
+
 
 def register(confirmed: Board, seen: Board, *, hint: Registration | None = None) -> Registration:
     """The motion that best maps the reading ``seen`` onto the ``confirmed`` board.
@@ -68,12 +71,13 @@ def register(confirmed: Board, seen: Board, *, hint: Registration | None = None)
         where[tile].append(cell)
     items = list(seen.items())
     matching = [(cell, where[tile]) for cell, tile in items if tile in where]
-    votes: Counter[tuple[int, Cell]] = Counter()
+    # counted in a plain dict, in the order a Counter would first see each motion
+    votes: dict[tuple[int, Cell], int] = {}
     for turns in range(4):
-        for cell, targets in matching:
-            r, c = transform_cell(cell, turns=turns)
+        for (r, c), targets in _turned(matching, turns):
             for tr, tc in targets:
-                votes[(turns, (tr - r, tc - c))] += 1
+                motion = (turns, (tr - r, tc - c))
+                votes[motion] = votes.get(motion, 0) + 1
     if not votes:
         return Registration(hint.turns, hint.shift)
     most = max(votes.values())
@@ -84,7 +88,7 @@ def register(confirmed: Board, seen: Board, *, hint: Registration | None = None)
         if matched * 2 < most:
             continue
         if turns not in turned:
-            turned[turns] = [(transform_cell(cell, turns=turns), tile) for cell, tile in items]
+            turned[turns] = _turned(items, turns)
         conflicts = 0
         for (r, c), tile in turned[turns]:
             there = known.get((r + shift[0], c + shift[1]))
@@ -96,3 +100,15 @@ def register(confirmed: Board, seen: Board, *, hint: Registration | None = None)
             best = (key, Registration(turns, shift, matched, conflicts))
     assert best is not None
     return best[1]
+
+
+def _turned(pairs: list[tuple[Cell, _T]], turns: int) -> list[tuple[Cell, _T]]:
+    """``pairs`` of a cell and anything, each cell turned by ``turns`` (0..3) quarter turns clockwise about
+    the origin (:func:`table.board.transform_cell`'s turn, written out for each number of turns)."""
+    if turns == 0:
+        return pairs
+    if turns == 1:
+        return [((c, -r), v) for (r, c), v in pairs]
+    if turns == 2:
+        return [((-r, -c), v) for (r, c), v in pairs]
+    return [((-c, r), v) for (r, c), v in pairs]

@@ -273,7 +273,7 @@ def _components(paint: np.ndarray) -> tuple[int, _Runs]:
     last = grid[:, -1].copy()
     cut[w:-1] &= ~m[1:-w] | m[: -w - 1] | m[w + 1 :]
     grid[:, -1] = last
-    n, labelled = cv2.connectedComponents(grid.view(np.uint8), connectivity=8)
+    n, labelled = _labelled(grid.view(np.uint8))
     labels = np.asarray(labelled).ravel()
     runs = _Runs.of(labels.reshape(h, w), paint)
     cleared = np.flatnonzero(runs.label == 0)
@@ -284,6 +284,17 @@ def _components(paint: np.ndarray) -> tuple[int, _Runs]:
     order = np.zeros(n, np.int64)
     order[np.argsort(first[1:]) + 1] = np.arange(1, n)
     return n, _Runs(order[runs.label], runs.row, runs.first, runs.last)
+
+
+def _labelled(mask: np.ndarray) -> tuple[int, np.ndarray]:
+    """OpenCV's 8-connected labelling of a mask (H, W) uint8: the count of labels and the labels (H, W),
+    uint16 where they fit (cheaper to write and read; OpenCV refuses rather than overflow them, and the
+    labels are the same), else int32."""
+    try:
+        n, labels = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_16U)
+    except cv2.error:
+        n, labels = cv2.connectedComponents(mask, connectivity=8)
+    return n, np.asarray(labels)
 
 
 @dataclass(frozen=True)

@@ -332,10 +332,12 @@ def _register(located: Located, named: Named, known: Board, *, alone: bool = Fal
     board's tiles) may find as few as two known tiles when none of its tiles conflicts."""
     if not known:
         return None
-    confident = named.confidence >= MIN_CONFIDENCE
+    confident = (named.confidence >= MIN_CONFIDENCE).tolist()
     seen = Board.of(
-        PlacedTile(int(r), int(c), Tile(col, shp))
-        for (r, c), col, shp, ok in zip(located.cells, named.colours, named.shapes, confident, strict=True)
+        PlacedTile(r, c, Tile(col, shp))
+        for (r, c), col, shp, ok in zip(
+            np.asarray(located.cells, np.int64).tolist(), named.colours, named.shapes, confident, strict=True
+        )
         if ok
     )
     motion = register(known, seen)

@@ -3,7 +3,8 @@
 import pytest
 
 from table import Board
-from table.register import Registration, register
+from table.board import transform_cell
+from table.register import Registration, _turned, register
 
 BOARD = Board.from_text("Ro Rx Rd Rs / Bo 3 Bs / Go")
 
@@ -45,3 +46,9 @@ def test_ties_keep_the_last_motion():
     reg = register(one, seen, hint=hint)
     assert reg.turns == 1  # any quarter turn fits a single tile; the camera's last one is kept
     assert register(Board(), seen, hint=hint) == Registration(1, (0, 0))
+
+
+def test_cells_turned_as_transform_cell_turns_them() -> None:
+    pairs = [((r, c), k) for k, (r, c) in enumerate([(0, 0), (3, -2), (-5, 7), (1, 1), (-4, -6)])]
+    for turns in range(4):
+        assert _turned(pairs, turns) == [(transform_cell(cell, turns=turns), k) for cell, k in pairs]

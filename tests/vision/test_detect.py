@@ -166,3 +166,15 @@ def test_components_are_opencvs_4_connected_labels() -> None:
         diagonal += n > cv2.connectedComponents(paint, connectivity=8)[0]
     # the case the corner contacts make: 8-connected labelling alone would join components
     assert diagonal > 10
+
+
+def test_components_beyond_16_bit_labels() -> None:
+    # more components than 16-bit labels hold (OpenCV refuses them): labelled as 32-bit, the same runs
+    paint = np.zeros((3 * 260, 3 * 260), np.uint8)
+    for r in range(0, paint.shape[0], 3):
+        paint[r, ::3] = 1
+    n, runs = _components(paint)
+    expected_n, expected = _opencv_components(paint)
+    assert n == expected_n == 260 * 260 + 1
+    for field in ("label", "row", "first", "last"):
+        assert np.array_equal(getattr(runs, field), getattr(expected, field))
