@@ -239,13 +239,14 @@ def _draw_tiles(
         [[_corners(t, body, body.height), _corners(t, body, 0.0)] for t in tiles]
     )  # (N, 2, 4, 3)
     projected = cam.project(corners)  # (N, 2, 4, 2)
-    depth = cam.depth(
-        np.concatenate([np.array([t.centre for t in tiles]), np.zeros((len(tiles), 1))], axis=1)
-    )
+    # Painter's order for equal blocks on a plane: farthest from the point under the camera first, so a
+    # nearer block covers the side faces of the ones behind it (depth along the optical axis ties for
+    # blocks under an overhead camera and let a side face paint over its neighbour's top).
+    far = np.hypot(*(np.array([t.centre for t in tiles]) - cam.centre[:2]).T)
     sides: dict[tuple[int, int], np.ndarray] = {}
     side_rng = np.random.default_rng([scene.table_seed & 0xFFFFFFFF, 5])
     eye = cam.centre[:2]
-    for k in np.argsort(-depth, kind="stable"):
+    for k in np.argsort(-far, kind="stable"):
         t = tiles[k]
         salt = zlib.crc32(t.placed.tile.code.encode()) & 0xFFFF
         top_img, base_img = projected[k, 0], projected[k, 1]

@@ -101,11 +101,6 @@ class Camera:
         row = self.focal * p[..., 1] / z + (h - 1) / 2
         return np.stack([row, col], axis=-1)
 
-    def depth(self, world: np.ndarray) -> np.ndarray:
-        """Distance along the optical axis of world points (..., 3) -> (...): larger is farther."""
-        depth: np.ndarray = ((np.asarray(world, dtype=np.float64) - self.centre) @ self.rotation.T)[..., 2]
-        return depth
-
     def unproject_to_table(self, image_rc: np.ndarray, *, height: float = 0.0) -> np.ndarray:
         """World ``(X, Y)`` where rays through image ``(row, col)`` points (..., 2) meet the plane
         ``height`` mm above the table; rays that miss it (above the horizon) are clipped far away."""
