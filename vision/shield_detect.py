@@ -21,7 +21,12 @@ hole in the layout, framed by the tiles around it, and is dropped (when the fiel
 that it was found). Before that, the blobs must be paint: a dark table in dim light passes for lit against its
 own dim mean but for the gaps its noise leaves, and between those gaps lie hundreds of square cores, no
 brighter than the table. Where the median blob's middle is not brighter than the local mean by more than
-the frame's noise (:func:`contrast`), no blob is a shield.
+the frame's noise (:func:`contrast`), the blobs are the table's noise: the frame is looked at again
+smoothed by a small box, then a wider one (a dim frame at full resolution is noisy enough to break the
+body's rims and punch gaps in the table, pixel by pixel; smoothed by 3 pixels, a third as noisy, its rims
+are whole again), its blobs measured against the noise of the frame as it was (the smoothed frame's
+neighbouring pixels differ little however noisy it is); where they fail at every width, no blob is a
+shield.
 
 All points are ``(row, col)`` in the coordinates of the image passed in.
 """
@@ -68,6 +73,11 @@ FIELD_AGREES = 0.3
 #: more than this many times the frame's pixel noise (:func:`contrast`). Cores in the noise of a dark table
 #: in dim light sit at the mean (medians -0.3..0.2 on dim rendered Herkle frames); shields' are 9 and more.
 CONTRAST = 1.0
+#: Where the cores are none or the table's noise, the frame is looked at again smoothed by a box this wide,
+#: then wider (the calibration game under its dim shift, 38 px tiles on green felt: 0 shields of 35 at full
+#: resolution, 34 smoothed by 3 pixels, the median blob's contrast -0.2 and 10; a noisier camera, twice
+#: the read noise at half the light: 0 of 43 smoothed by 3, 27 by 5).
+SMOOTHING = (1, 3, 5)
 
 
 @dataclass(frozen=True)
@@ -97,17 +107,30 @@ def find_shields(image: np.ndarray) -> Blobs:
     """
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f"image must be BGR uint8 (H, W, 3), got shape {image.shape} dtype {image.dtype}")
-    # at half the resolution (the rims between shields kept dark), a quarter of the work
     q = strength(image)
     mean = local_mean(q)  # kept for the blobs' contrast
-    half = _shields(_halved(lit_mask(q, mean=mean)))
-    found = Blobs(half.centres * 2 + 0.5, half.extents * 2, half.areas * 4)
-    if len(found) == 0 or np.median(contrast(q, mean, found)) <= CONTRAST:
+    for box in SMOOTHING:
+        seen = image if box == 1 else cv2.blur(image, (box, box))
+        smooth = q if box == 1 else strength(seen)
+        found = _cores_of(smooth, mean if box == 1 else local_mean(smooth))
+        # the blobs must be brighter than the table by the noise of the frame itself (smoothed, its
+        # neighbouring pixels' differences no longer tell its noise)
+        if len(found) > 0 and np.median(contrast(q, mean, found)) > CONTRAST:
+            break
+    else:
         return Blobs(np.zeros((0, 2)), np.zeros(0), np.zeros(0))  # none, or the table's noise
-    share = field_share(image, found)
+    share = field_share(seen, found)
     if np.median(share) < FIELD_AGREES:
         return found  # the field colour was not found: no blob is told from the table by it
     return found.take(share >= FIELD_SHARE)
+
+
+def _cores_of(q: np.ndarray, mean: np.ndarray) -> Blobs:
+    """The shields' cores in a frame's strength ``q`` (H, W) uint8, lit against its local ``mean`` (H, W)
+    uint8."""
+    # at half the resolution (the rims between shields kept dark), a quarter of the work
+    half = _shields(_halved(lit_mask(q, mean=mean)))
+    return Blobs(half.centres * 2 + 0.5, half.extents * 2, half.areas * 4)
 
 
 def field_share(image: np.ndarray, blobs: Blobs) -> np.ndarray:
