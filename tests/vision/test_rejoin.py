@@ -101,7 +101,7 @@ def test_a_herkle_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytes
     # shifts it: the grid leaves a group of eight candidates out. Read with Herkle's probes the group holds
     # 13 tiles; taken where the grids put them (a Herkle tile's paint lies off its middle) they lie within
     # 0.13 of a step of the read tiles, and a probe's unnamed cell beside them no longer breaks the lines.
-    # Either taken away, the group stays out (33 right against 45). Read as frames were before the shield
+    # Either taken away, the group stays out (34 right against 46). Read as frames were before the shield
     # detector looked again at a noisy frame smoothed (round 13): by the pieces of paint, as frames darker
     # still are read, since smoothed the detector finds this frame's shields and its grid leaves no group out
     monkeypatch.setattr(shield_detect, "SMOOTHING", (1,))
