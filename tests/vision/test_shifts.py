@@ -199,7 +199,7 @@ def test_a_group_in_doubt_is_left_for_the_rules_to_place(monkeypatch: pytest.Mon
     # and the placed tiles around them well. Kept at their predicted shifts wherever that happens, the
     # groups put tiles a cell off (56 right, 8 wrong or extra of 65); left out where another shift fits
     # clearly better, they are left for the rules of the game (vision.rejoin), and the reading holds 61
-    # right and 4 (here the rules place none of them: the same without vision.rejoin)
+    # right and 4 wrong or extra (here the rules place none of them: the same without vision.rejoin)
     out = render(random_scene(seed=frame_seed(31, 183), variant="cubes", size=(768, 1024)))
 
     def score() -> tuple[int, int]:
