@@ -155,8 +155,16 @@ def read_calibrated(
     seen = prepare(image, calibration)
     if calibration is None or calibration.filtered is None:
         return read_table(seen, tileset=tileset, layout=layout, calibration=protos)
-    # the plain reading's guesses too (tiles under MIN_CONFIDENCE), for the filtered one to confirm
-    plain = read_table(seen, tileset=tileset, layout=layout, calibration=protos, min_confidence=0.0)
+    # the plain reading's guesses of shapes too (tiles under MIN_CONFIDENCE whose colour is sure), for the
+    # filtered one to confirm
+    plain = read_table(
+        seen,
+        tileset=tileset,
+        layout=layout,
+        calibration=protos,
+        min_confidence=0.0,
+        min_colour_confidence=MIN_CONFIDENCE,
+    )
     filtered = read_table(denoised(seen), tileset=tileset, layout=layout, calibration=calibration.filtered)
     return named_through_filter(plain, filtered)
 

@@ -51,14 +51,21 @@ def named_through_filter(plain: Reading, filtered: Reading) -> Reading:
     """One reading of a frame from its plain reading and its reading through the filter.
 
     The plain reading says where the tiles are: its cells are kept, and nothing only the filtered
-    reading found is added. The filtered reading names them: a cell the plain reading left uncertain
-    takes the filtered reading's tile; a tile of the plain reading named with confidence stands where
-    the filtered reading has the same tile or did not find the cell, and is uncertain where the filtered
-    reading reads another tile (``low-confidence``) or leaves the cell uncertain (its reason); one named
-    with less than :data:`vision.reader.MIN_CONFIDENCE` (the plain reading is read with its guesses)
-    stands only where the filtered reading reads the same tile, else it is uncertain
-    (``low-confidence``). When the two grids do not line up (:func:`_aligned`), nothing is taken from
-    the filtered reading: the plain one with its guesses uncertain.
+    reading found is added. The filtered reading names their shapes, not their colours: the filter takes
+    noise off a symbol's outline, but a paint's colour is a mean over its pixels, which the filter leaves
+    about as it was, so the filtered reading's colour is the same measurement again and confirms nothing
+    (in the rendered Connect game in a tenth of the light, two orange tiles in the frame's dim corner
+    guessed red, with under 0.6 confidence, were read red through the filter too: 3 wrong tiles). So the
+    plain reading is read with its guesses of shapes only (a tile whose colour is named with less than
+    :data:`vision.reader.MIN_CONFIDENCE`, or fits no colour, is uncertain there, ``low-confidence``), and
+    such a cell stays uncertain. A cell the plain reading left uncertain otherwise (its outline fits no
+    shape) takes the filtered reading's tile; a tile of the plain reading named with confidence stands
+    where the filtered reading has the same tile or did not find the cell, and is uncertain where the
+    filtered reading reads another tile (``low-confidence``) or leaves the cell uncertain (its reason);
+    one named with less than :data:`vision.reader.MIN_CONFIDENCE` (a guess of its shape) stands only
+    where the filtered reading reads the same tile, else it is uncertain (``low-confidence``). When the
+    two grids do not line up (:func:`_aligned`), nothing is taken from the filtered reading: the plain
+    one with its guesses uncertain.
 
     Parameters
     ----------
@@ -90,7 +97,7 @@ def named_through_filter(plain: Reading, filtered: Reading) -> Reading:
             tiles.append(read)
     for unsure in plain.uncertain:
         other = tiles_there.get((unsure.row, unsure.col))
-        if other is not None:
+        if other is not None and unsure.reason != "low-confidence":
             tiles.append(other)
         else:
             uncertain.append(unsure)

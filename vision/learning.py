@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from table import Tile, TileSet
-from vision.classify import ARCH_SPREAD
-from vision.features import Measurements
+from vision.classify import ARCH_SPREAD, shape_distance
+from vision.features import Measurements, concat
 from vision.ordinaries import arch, shield_templates
 from vision.outline import asymmetry, outline
 from vision.prototypes import (
@@ -29,8 +29,15 @@ from vision.prototypes import (
     mark_descriptor,
     white_balance,
 )
+from vision.reader import MAX_FIT
 from vision.shields import shield_view
 
+#: A known tile whose outline lies further than this from its own shape (in the reader's fit, twice its
+#: limit :data:`vision.reader.MAX_FIT`) is no whole symbol, and teaches no outline (:func:`_whole_outlines`).
+#: A noisy whole symbol stays well within it: green tiles of rendered photos in a tenth of the light, whose
+#: paint stands out least, reach 6.4 (classic) and 4.9 (Connect); an outline with another mark or paint
+#: joined to it measured 17.6.
+BROKEN_FIT = 2 * MAX_FIT
 #: The fewest known tiles of a shape from which calibration learns its coverage (the median of one
 #: tile's is that tile's noise).
 MIN_COVERAGE_TILES = 2
@@ -56,22 +63,19 @@ def learn_prototypes(
     """
     base = base or default_prototypes(tileset)
     feats: list[np.ndarray] = []
-    silhouettes: list[np.ndarray] = []
-    radials: list[np.ndarray] = []
-    coverage: list[np.ndarray] = []
     tiles: list[Tile] = []
     for m, known in frames:
         if len(m) != len(known):
             raise ValueError(f"{len(m)} measurements but {len(known)} tiles")
         feats.append(colour_features(named_paint(m, tileset), white_balance(m.body)))
-        silhouettes.append(m.silhouette)
-        radials.append(m.radial)
-        coverage.append(m.coverage)
         tiles.extend(known)
     if not tiles:
         return base
-    f, sil = np.concatenate(feats), np.concatenate(silhouettes)
-    desc = outline(np.concatenate(radials))
+    measured = concat([m for m, _ in frames])
+    f, sil = np.concatenate(feats), measured.silhouette
+    whole = _whole_outlines(measured, [t.shape for t in tiles], base)
+    radial, cover = measured.radial[whole], measured.coverage[whole]
+    outlined = [t.shape for t, w in zip(tiles, whole.tolist(), strict=True) if w]
     every = len(tileset.tiles())
     colours, colour_err = _means(
         f,
@@ -87,7 +91,7 @@ def learn_prototypes(
         base.shapes,
         lambda d: np.sqrt((d.reshape(len(d), -1) ** 2).mean(axis=1)),
     )
-    outlines, learned_spreads = _learned_outlines(desc, [t.shape for t in tiles], base)
+    outlines, learned_spreads = _learned_outlines(outline(radial), outlined, base)
     marks, mark_spreads = _learned_marks(np.concatenate([m.hole for m, _ in frames]), tiles, tileset, base)
     arches = _learned_arches(frames, tileset, base)
     return Prototypes(
@@ -101,10 +105,35 @@ def learn_prototypes(
         marks,
         mark_spreads,
         learned_spreads,
-        float(np.sqrt(np.mean(asymmetry(np.concatenate(radials)) ** 2))),
+        float(np.sqrt(np.mean(asymmetry(radial) ** 2))) if len(radial) else base.asymmetry_noise,
         arches,
-        _learned_coverages(np.concatenate(coverage), [t.shape for t in tiles], base),
+        _learned_coverages(cover, outlined, base),
     )
+
+
+def _whole_outlines(m: Measurements, shapes: Sequence[str], base: Prototypes) -> np.ndarray:
+    """Which measured known tiles (N, their ``shapes``) show a whole symbol's outline, however noisy (a
+    mask), to learn outlines, sizes and the light's noise from: those whose outline lies within
+    :data:`BROKEN_FIT` of their own shape as the photo's tiles teach it (learned middles and sizes, the
+    edition's spreads, as the reader's fit test measures it: :func:`vision.classify.shape_distance`).
+
+    A tile further off fits no shape, not even its own: something else was measured there (the
+    colour-blind inner mark joined to the outline, paint run in). Its descriptor tells nothing of where
+    this light puts the shape, and it alone can dominate the light's noise, a root-mean-square: one
+    green criss-cross of a rendered colour-blind photo in a tenth of the light measured an asymmetry of
+    0.68 (fit 17.6), the photo's 35 other tiles at most 0.13 (fit 3.6), and the noise came out 0.126
+    instead of 0.058, so the reader took every noisy tile's asymmetry for noise already counted (9 shapes
+    named wrong in that game). Every tile where ``base`` has no outlines (Herkle)."""
+    every = np.ones(len(shapes), bool)
+    if not base.outlines or not len(shapes):
+        return every
+    outlines, _ = _learned_outlines(outline(m.radial), shapes, base)
+    learned = dataclasses.replace(
+        base, outlines=outlines, coverages=_learned_coverages(m.coverage, shapes, base)
+    )
+    names, distance = shape_distance(m, learned)
+    fit = distance[np.arange(len(shapes)), [names.index(s) for s in shapes]]
+    return np.asarray(fit <= BROKEN_FIT)
 
 
 def _means(

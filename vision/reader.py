@@ -56,6 +56,7 @@ def read_table(
     layout: Layout | None = None,
     calibration: Prototypes | None = None,
     min_confidence: float = MIN_CONFIDENCE,
+    min_colour_confidence: float = 0.0,
 ) -> Reading:
     """Read every tile on the table in one frame.
 
@@ -71,6 +72,9 @@ def read_table(
         Colour and shape prototypes learned under the user's light; default: the tile set's own.
     min_confidence : float
         Tiles named with less confidence are reported as uncertain.
+    min_colour_confidence : float
+        Tiles whose colour is named with less confidence are reported as uncertain too (to read a frame
+        with its shapes' guesses only, ``min_confidence`` 0, as :mod:`calibration.denoise` does).
 
     Returns
     -------
@@ -95,7 +99,9 @@ def read_table(
         located, named = rejoined(first, named, spotted[2], prototypes, tileset=tileset.name)
         gains = white_balance(located.measured.body)
         origin = located.cells.min(axis=0)
-        tiles, uncertain = _decide(located, named, located.cells - origin, None, min_confidence)
+        tiles, uncertain = _decide(
+            located, named, located.cells - origin, None, (min_confidence, min_colour_confidence)
+        )
         covered = covered_cells(located.work, located.lattice, located.cells, gains) - origin
         uncertain = _with_covered(tiles, uncertain, covered)
         return Reading(tuple(tiles), tuple(uncertain), _ms(started), _geometry(located, None, image.shape))
@@ -107,7 +113,7 @@ def read_table(
         lost = tuple(Uncertain(int(r), int(c), "unregistered") for r, c in located.cells)
         return Reading((), lost, _ms(started), _geometry(located, None, image.shape))
     cells = _apply(transform, located.cells)
-    tiles, unsure = _decide(located, named, cells, layout, min_confidence)
+    tiles, unsure = _decide(located, named, cells, layout, (min_confidence, min_colour_confidence))
     gains = white_balance(located.measured.body)
     covered = covered_cells(located.work, located.lattice, located.cells, gains)
     on_board = [c for c in _apply(transform, covered) if layout.contains((int(c[0]), int(c[1])))]
@@ -357,15 +363,21 @@ def _apply(transform: Transform, cells: np.ndarray) -> np.ndarray:
 
 
 def _decide(
-    located: Located, named: Named, cells: np.ndarray, layout: Layout | None, min_confidence: float
+    located: Located,
+    named: Named,
+    cells: np.ndarray,
+    layout: Layout | None,
+    least: tuple[float, float],
 ) -> tuple[list[ReadTile], list[Uncertain]]:
+    """The tiles named with at least ``least`` (confidence, colour confidence) and fits within MAX_FIT,
+    and the other cells as uncertain, with why."""
     m = located.measured
     axes = local_axes(located.lattice.homography, located.cells.astype(np.float64))
     inside = inside_fraction(located.work.shape[:2], located.centres, axes, span=FACE_SPAN)
     sharp = float(np.median(m.sharpness)) if len(m) else 0.0
     # every test on whole arrays, then one pass over plain lists (per-tile NumPy scalars are slow)
     shape_off, colour_off = named.shape_fit > MAX_FIT, named.colour_fit > MAX_FIT
-    unsure = (named.confidence < min_confidence) | shape_off | colour_off
+    unsure = (named.confidence < least[0]) | (named.colour_confidence < least[1]) | shape_off | colour_off
     reasons = np.select(
         [
             inside < 0.97,

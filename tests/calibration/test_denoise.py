@@ -44,7 +44,8 @@ def test_the_plain_reading_places_and_the_filtered_one_names() -> None:
             (0, 4): (BLUE_CLOVER, 0.9),  # not found through the filter: kept
             (0, 5): (BLUE_CLOVER, 0.9),  # uncertain through the filter: uncertain
         },
-        {(1, 0): "low-confidence", (1, 1): "blur"},  # named through the filter / not
+        # named through the filter / not / not, as its colour was in doubt (the filter does not change it)
+        {(1, 0): "occluded", (1, 1): "blur", (1, 2): "low-confidence"},
         GRID,
     )
     # the filtered reading's cells have another origin (its grid found another first tile)
@@ -57,6 +58,7 @@ def test_the_plain_reading_places_and_the_filtered_one_names() -> None:
             (-2, 6): (RED_CIRCLE, 0.8),
             (-1, 3): (BLUE_CLOVER, 0.7),
             (5, 5): (BLUE_CLOVER, 0.99),  # only the filtered reading found it: not added
+            (-1, 5): (RED_SQUARE, 0.95),
         },
         {(-2, 8): "low-confidence"},
         moved,
@@ -73,6 +75,7 @@ def test_the_plain_reading_places_and_the_filtered_one_names() -> None:
         (0, 3): "low-confidence",
         (0, 5): "low-confidence",
         (1, 1): "blur",
+        (1, 2): "low-confidence",
     }
     assert both.geometry == plain.geometry and both.elapsed_ms == 20.0
 

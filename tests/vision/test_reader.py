@@ -139,6 +139,19 @@ def test_json_shape() -> None:
     assert all(0 <= t["confidence"] <= 1 for t in data["tiles"])
 
 
+def test_tiles_whose_colour_is_in_doubt_can_be_left_uncertain_whatever_their_shape() -> None:
+    """With ``min_confidence`` 0 every found tile is read, its shape guessed; ``min_colour_confidence``
+    leaves those whose colour is named with less confidence uncertain (``low-confidence``)."""
+    _, out = _frame(1)
+    classic = tileset("classic")
+    guesses = read_table(out.image, tileset=classic, min_confidence=0.0)
+    assert guesses.tiles and not any(u.reason == "low-confidence" for u in guesses.uncertain)
+    unsure = read_table(out.image, tileset=classic, min_confidence=0.0, min_colour_confidence=1.01)
+    assert unsure.tiles == ()
+    doubted = {(u.row, u.col) for u in unsure.uncertain if u.reason == "low-confidence"}
+    assert {t.placed.cell for t in guesses.tiles} <= doubted
+
+
 def test_an_empty_table_reads_empty() -> None:
     image = np.full((480, 640, 3), (40, 120, 30), np.uint8)
     reading = read_table(image, tileset=tileset("classic"))
