@@ -24,6 +24,10 @@ The rules can tell shifts across the lines a group meets, not along them: a grou
 row it continues keeps the row valid (a gap in a line, closed, is still one colour or one shape). That is
 why a shift the rules alone allow must still be a clear step in the photo.
 
+A part the rules cannot place that lies far from every read tile (beyond a hand it touches none) joins
+where it and the read tiles clearly lie on one grid (:func:`_rigid_cells`): read with its probes, against
+the read tiles with theirs, the far groups' fit holds more points than the grid's candidates alone did.
+
 A reading is a record of what lies on the table, illegal plays included: the rules only choose between
 places the photo cannot tell apart, and never move or drop a tile the grid placed.
 """
@@ -41,9 +45,10 @@ from vision.classify import Named, classify
 from vision.detect import Blobs
 from vision.features import concat
 from vision.geometry import fit_homography, local_axes
-from vision.lattice import fit_lattice
+from vision.lattice import FAR, FAR_GROUP, fit_lattice
 from vision.occupied import Located, occupied
 from vision.prototypes import Prototypes, white_balance
+from vision.shifts import rigid_shift
 
 #: At most this many groups are tried.
 PARTS = 6
@@ -55,6 +60,9 @@ BESIDE = 0.75
 CLOSE = 0.3
 #: Tiles named with less confidence do not count in a line.
 SURE = 0.6
+#: A part no shift touching the read tiles takes joins by a rigid fit only beside at least this many read
+#: tiles (the grid's map is a homography only through six or more: :func:`vision.lattice._predict`).
+MAPPED = 6
 
 _SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
@@ -132,6 +140,10 @@ def rejoined(
         part_named = classify(part.measured, gains, prototypes)
         at = _at(part, tileset)
         cells = _joined_cells(located, side, part, part_named, at)
+        if cells is None and tileset != "herkle":
+            # not Herkle: its tiles lie where their own grids put them, and a part's own grid across a
+            # seam put a whole part a cell off there (the rendered Herkle set gained no tile by it)
+            cells = _rigid_cells(located, side, part, at)
         if cells is None:
             continue
         parts.append(replace(part, cells=cells))
@@ -194,6 +206,35 @@ def _joined_cells(
         return None
     cells, err = allowed[0]
     return cells if "broken" in told or err <= CLOSE else None
+
+
+def _rigid_cells(located: Located, side: Side, part: Located, at: np.ndarray) -> np.ndarray | None:
+    """The part's cells in the reading's grid where it and the read tiles clearly lie on one grid
+    (:func:`vision.shifts.rigid_shift`, no fallback to the map's prediction), or None: for a part of
+    FAR_GROUP tiles or more that the rules could not place, lying further than FAR cells from every read
+    tile (beyond a hand it touches none; a nearer group left out had two shifts fitting about as well, and
+    the likelihood does not tell those: seams are real gaps). The grid left it out as a group of
+    candidates alone; read now, the probes have added tiles on both sides of the gap, so the fit holds
+    more points and extrapolates less far."""
+    turn = _turn(located, part)
+    if turn is None or len(part.cells) < FAR_GROUP:
+        return None
+    keys = np.array(list(side.index), np.int64)
+    if len(keys) < MAPPED:
+        return None  # a homography through fewer read tiles bends to take the part a cell off
+    placed = np.array([side.at[side.index[k]] for k in side.index])
+    if np.linalg.norm(placed[:, None] - at[None], axis=2).min() <= FAR * located.lattice.pitch:
+        return None
+    own = part.cells @ turn.T
+    frac = located.lattice.cell_of(at) - own
+    # the fit's shift must be one of the nine around the map's prediction, and the one the part's own
+    # points fit best: a part's own grid and probes can carry a tile a cell off, which a fit through
+    # every point absorbs
+    shift = rigid_shift(placed, keys, at, own, frac, fallback=False, recentre=0, own_best=True)
+    if shift is None:
+        return None
+    cells = own + shift
+    return None if any((int(r), int(c)) in side.index for r, c in cells) else cells
 
 
 def _beside(h: np.ndarray, side: Side, at: np.ndarray, keys: list[tuple[int, int]]) -> float | None:

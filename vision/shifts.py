@@ -90,6 +90,8 @@ def rigid_shift(
     *,
     fallback: bool = True,
     one_grid: bool = True,
+    recentre: int | None = None,
+    own_best: bool = False,
 ) -> np.ndarray | None:
     """The shift of a far group by which it and the placed points lie on one grid: for the whole shift
     nearest the prediction ``frac`` and the eight around it, a homography is fitted through all the
@@ -112,23 +114,26 @@ def rigid_shift(
 
     The map extrapolated across a wide gap may miss by more than a cell (a forearm across a steep view:
     two rows). Where none of the nine fits (each leaves a point RIGID_OTHER off) and the one fitting best
-    lies on their edge, the nine around that one are tried the same way, up to RECENTRE times; the
-    fallback to the prediction is judged on the first nine only.
+    lies on their edge, the nine around that one are tried the same way, up to ``recentre`` times
+    (default RECENTRE); the fallback to the prediction is judged on the first nine only. With
+    ``own_best`` (a group read with its probes, against the read tiles: :func:`vision.rejoin.rejoined`),
+    none joins unless the group's own points fit best of the nine both the shift that fits all the points
+    best and the likeliest.
     """
     middle = np.round(median(frac))
     count = len(pts) + len(group_pts)
     options = [middle + step for step in _AROUND]
     every, own, squares = _misfits(pts, cells, group_pts, group_cells, options)
-    found = _clear_fit(options, every, own, squares, count, one_grid=one_grid)
+    found = _clear_fit(options, every, own, squares, count, one_grid=one_grid, own_best=own_best)
     # the prediction more than a cell off: the nine around the edge one that fits best
     around, misfits = options, (every, own, squares)
-    for _ in range(RECENTRE):
+    for _ in range(RECENTRE if recentre is None else recentre):
         nearest = int(np.argmin(misfits[0]))
         if found is not None or nearest == _CENTRE or misfits[0][nearest] < RIGID_OTHER:
             break
         around = [around[nearest] + step for step in _AROUND]
         misfits = _misfits(pts, cells, group_pts, group_cells, around)
-        found = _clear_fit(around, *misfits, count, one_grid=one_grid)
+        found = _clear_fit(around, *misfits, count, one_grid=one_grid, own_best=own_best)
     if found is not None or not fallback:
         return found
     here = _CENTRE
@@ -153,11 +158,16 @@ def _clear_fit(
     count: int,
     *,
     one_grid: bool,
+    own_best: bool = False,
 ) -> np.ndarray | None:
     """The one of nine shifts ``options`` (with their misfits, :func:`_misfits`, through ``count`` points)
-    that fits clearly (:func:`rigid_shift`), by the largest misfit or by the likelihood, or None."""
+    that fits clearly (:func:`rigid_shift`), by the largest misfit or by the likelihood, or None; with
+    ``own_best``, None unless the group's own points fit best of the nine the shift that fits all the
+    points best, and the likeliest where that one is taken."""
     order = np.argsort(every)
     best = order[0]
+    if own_best and own[best] > min(own):
+        return None
     if every[best] <= RIGID_FIT and all(
         every[k] >= RIGID_OTHER
         or every[k] >= max(RIGID_FIT, 2 * every[best])
@@ -166,6 +176,8 @@ def _clear_fit(
     ):
         return np.asarray(options[best], np.int64)
     likeliest = _likeliest(squares, count) if one_grid else None
+    if likeliest is not None and own_best and own[likeliest] > min(own):
+        return None
     if likeliest is not None and (
         every[likeliest] <= RIGID_FIT or (every[likeliest] < RIGID_OTHER and own[likeliest] <= min(own))
     ):

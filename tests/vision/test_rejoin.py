@@ -132,3 +132,18 @@ def test_a_herkle_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytes
         at_paint.summary(),
         unnamed_join.summary(),
     )
+
+
+def test_a_far_group_beyond_a_hand_joins_where_it_and_the_read_tiles_lie_on_one_grid(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # frame 144 of the rendered set with a hand in every frame (seed 31): a group of 8 tiles lies beyond a
+    # forearm; among the candidates alone its shifts tie (largest misfits 0.165 and 0.197 of a cell, odds
+    # e^6.6), and it touches no read tile, so the rules say nothing. Read with its probes, against the read
+    # tiles with theirs, one shift fits clearly
+    out = render(random_scene(seed=frame_seed(31, 144), variant="classic", size=(768, 1024), hand=1.0))
+    joined = _score(out)
+    monkeypatch.setattr(rejoin, "_rigid_cells", lambda *_: None)
+    alone = _score(out)
+    assert joined.right >= alone.right + 8, (joined.summary(), alone.summary())
+    assert joined.wrong + joined.extra <= alone.wrong + alone.extra

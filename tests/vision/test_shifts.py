@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from table import tileset
-from vision import reader, shifts
+from vision import reader, rejoin, shifts
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
 from vision.render import random_scene, render
@@ -264,6 +264,7 @@ def test_a_far_group_the_map_puts_two_cells_off_joins_where_it_fits(monkeypatch:
     for off in ((2.1, 0.1), (-1.9, 0.1), (2.1, 2.1)):
         frac = np.array([1 + off[0], 8 + off[1]]) + np.zeros((6, 2))
         assert _listed(rigid_shift(pts, cells, group_pts, group_cells, frac)) == [1, 8]
+    assert rigid_shift(pts, cells, group_pts, group_cells, frac, recentre=0) is None
     monkeypatch.setattr(shifts, "RECENTRE", 0)
     assert rigid_shift(pts, cells, group_pts, group_cells, frac) is None
 
@@ -283,4 +284,27 @@ def test_a_far_group_beyond_a_forearm_two_rows_from_the_prediction_is_read(
     right, silent = score()
     assert silent == 0 and right == len(out.truth["tiles"])
     monkeypatch.setattr(shifts, "RECENTRE", 0)
+    # read with its probes, the group joins by the rigid fit of vision.rejoin too: taken away as well
+    monkeypatch.setattr(rejoin, "_rigid_cells", lambda *_: None)
     assert score()[0] <= right - 15
+
+
+def test_a_shift_the_groups_own_points_do_not_fit_best_does_not_join_where_own_best_is_asked() -> None:
+    # all the points fit the middle shift clearly (0.1 against 0.35 or more), but the group's own points
+    # fit the one to its left better (0.05 against 0.1): a group read with its probes may carry a tile a
+    # cell off, which a fit through every point absorbs
+    options = [np.array(step) for step in shifts._STEPS]
+    every = [0.35] * 9
+    every[4] = 0.1
+    own = [0.3] * 9
+    own[4], own[3] = 0.1, 0.05
+    squares = [2.0] * 9
+    squares[4] = 0.1
+    fit = shifts._clear_fit(options, every, own, squares, 30, one_grid=True)
+    assert _listed(fit) == [0, 0]
+    assert shifts._clear_fit(options, every, own, squares, 30, one_grid=True, own_best=True) is None
+    own[3] = 0.2
+    assert _listed(shifts._clear_fit(options, every, own, squares, 30, one_grid=True, own_best=True)) == [
+        0,
+        0,
+    ]
