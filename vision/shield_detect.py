@@ -26,7 +26,9 @@ smoothed by a small box, then a wider one (a dim frame at full resolution is noi
 body's rims and punch gaps in the table, pixel by pixel; smoothed by 3 pixels, a third as noisy, its rims
 are whole again), its blobs measured against the noise of the frame as it was (the smoothed frame's
 neighbouring pixels differ little however noisy it is); where they fail at every width, no blob is a
-shield.
+shield. Under a lamp no camera balanced (uncorrected tungsten) nothing lit on the shields is grey: the
+field's own colour, the one most shields show, is the lamp's, and the frame scaled channel by channel to
+make it grey again (:func:`field_cast`) is read instead.
 
 All points are ``(row, col)`` in the coordinates of the image passed in.
 """
@@ -42,7 +44,7 @@ from table import tileset
 from vision.detect import Blobs, lit_mask, local_mean, strength
 from vision.geometry import holds, local_axes, similarity
 from vision.patches import cut_patches
-from vision.shields import MISFIT, field_colour, outline_misfit, shield_outline, view_shields
+from vision.shields import GREY, MISFIT, field_colour, outline_misfit, shield_outline, view_shields
 
 #: Depths tried, as fractions of the lit mask's shorter side (a tile is 1/30 to 1/4 of a frame's shorter
 #: side at the working scales the reader uses), in steps of a quarter.
@@ -78,6 +80,18 @@ CONTRAST = 1.0
 #: resolution, 34 smoothed by 3 pixels, the median blob's contrast -0.2 and 10; a noisier camera, twice
 #: the read noise at half the light: 0 of 43 smoothed by 3, 27 by 5).
 SMOOTHING = (1, 3, 5)
+#: A lamp's cast (:func:`field_cast`) is told on this many shields or more, and it lies near the colours of
+#: black bodies, the lamps no camera balanced (a light that tints a grey past GREY is a warm one: an
+#: uncorrected 2800 K tungsten lamp 0.74, the coolest shade, 7500 K, 0.07): red over green over blue, the
+#: log of green over red between these shares of blue's (0.27-0.38 for black bodies from 2000 to 5000 K
+#: against 6500 K, in linear light and through any power of it; an ordinary taken for the field, red or
+#: blue, lies outside).
+CAST_SHIELDS = 4
+LOCUS = (0.2, 0.6)
+#: :func:`lit_field` votes for colours in bins of this many levels a channel, a patch voting for every
+#: colour near which (its bin and the 26 around it) at least LIT_SHARE of its lit middle lies.
+BIN = 16
+LIT_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -144,6 +158,96 @@ def field_share(image: np.ndarray, blobs: Blobs) -> np.ndarray:
     middle = patches[:, np.hypot(u[:, None], u[None, :]) < 0.4].astype(np.float32)
     near = np.linalg.norm(middle - field, axis=2) < FIELD_TOLERANCE * max(float(field.max()), 1.0)
     return np.asarray(near.mean(axis=1))
+
+
+def field_cast(image: np.ndarray, blobs: Blobs) -> np.ndarray | None:
+    """Per-channel gains (3,) that turn the shields' field grey, where a lamp's colour no camera balance
+    undid tints it past any grey (no greyish colour lit on the shields, :func:`vision.shields.field_colour`,
+    and the colour most of them show, :func:`lit_field`, saturated beyond
+    :data:`vision.shields.GREY`); None where the field is grey or not told.
+
+    The field is painted grey, so it shows the light's colour: each channel scaled to the field's
+    brightest, every neutral of the frame is neutral again, the tiles' bodies, the white and black
+    ordinaries and the field alike (:func:`balanced`). The scaling is of the encoded levels: a camera's
+    tone curve is a power of the light, near enough, whatever power it is, and a scaling of the light is
+    one of its power. (Scaled in sRGB's linear light instead, the calibration game under uncorrected
+    tungsten read 288 tiles right against 356: its frames' tone curve is steeper than sRGB's, and the
+    bodies' blue, a few levels, came out lit.)
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W, 3), dtype uint8
+        BGR frame (or its working copy) the ``blobs`` (:func:`find_shields`) were found in.
+    """
+    if len(blobs) == 0:
+        return None
+    axes = np.zeros((len(blobs), 2, 2))
+    axes[:, 0, 0] = axes[:, 1, 1] = blobs.extents
+    patches = cut_patches(image, blobs.centres, axes, size=16)
+    if field_colour(patches).any():
+        return None
+    field = lit_field(patches)
+    if field is None or field.min() < 1.0 or field.max() - field.min() < GREY * field.max():
+        return None
+    # a lamp's colour: red over green over blue, green's fall a share of blue's (in logs)
+    blue, green = np.log(field[:2] / field[2])
+    if len(blobs) < CAST_SHIELDS or not blue <= green <= 0 or not LOCUS[0] <= green / blue <= LOCUS[1]:
+        return None
+    return np.asarray(field.max() / field)
+
+
+def lit_field(patches: np.ndarray) -> np.ndarray | None:
+    """The frame's field colour (3,) BGR found without asking it to be grey: the lit colour shown on the
+    most of the patches' shields (each patch one vote, for every colour at least LIT_SHARE of its lit
+    middle lies near), refined as :func:`vision.shields.field_colour` refines it. Every shield shows the
+    field, while its ordinary's colour is one of six, so where a lamp tints the field past
+    :data:`vision.shields.GREY` it is still the colour most shields show. None where another colour, far
+    from it, shows on as many (a few shields, all with ordinaries of one colour, or a single one).
+
+    Parameters
+    ----------
+    patches : ndarray, shape (N, S, S, 3), dtype uint8
+        BGR patches of one frame's Herkle tiles.
+    """
+    if patches.ndim != 4 or patches.shape[3] != 3 or patches.dtype != np.uint8:
+        raise ValueError(f"patches must be (N, S, S, 3) uint8, got {patches.shape} {patches.dtype}")
+    u = (np.arange(patches.shape[1]) + 0.5) / patches.shape[1] - 0.5
+    x = patches[:, np.hypot(u[:, None], u[None, :]) < 0.45].astype(np.float32)  # (N, K, 3)
+    if x.size == 0:
+        return None
+    light = x.max(axis=2)
+    lo, hi = np.quantile(light, 0.1), np.quantile(light, 0.9)
+    lit = light > lo + 0.3 * (hi - lo)
+    # per patch, the colours (bins of BIN levels a channel, with their 26 neighbours) near which at least
+    # LIT_SHARE of its lit middle lies
+    side = 256 // BIN
+    bins = np.minimum(x // BIN, side - 1).astype(np.int64) @ np.array([side * side, side, 1])
+    steps = [(a, b, c) for a in range(3) for b in range(3) for c in range(3)]
+    votes = np.zeros((side, side, side))
+    for i in range(len(x)):
+        count = np.bincount(bins[i][lit[i]], minlength=side**3).reshape(side, side, side).astype(np.float32)
+        padded = np.pad(count, 1)
+        near = sum(padded[a : a + side, b : b + side, c : c + side] for a, b, c in steps)
+        votes += near >= LIT_SHARE * max(int(lit[i].sum()), 1)
+    best = np.unravel_index(int(np.argmax(votes)), votes.shape)
+    middle = (np.array(best) + 0.5) * BIN
+    pixels = x[lit]
+    for _ in range(3):  # the median of the colours near the last median: the mode, not the mix
+        near_best = np.linalg.norm(pixels - middle, axis=1) < 0.3 * max(float(middle.max()), 1.0)
+        if near_best.sum() <= 20:
+            return None
+        middle = np.median(pixels[near_best], axis=0)
+    # no other colour, far from it, shows on as many shields
+    centres = (np.argwhere(votes >= votes.max()) + 0.5) * BIN
+    if (np.linalg.norm(centres - middle, axis=1) > 0.3 * max(float(middle.max()), 1.0)).any():
+        return None
+    return np.asarray(middle, np.float64)
+
+
+def balanced(image: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """``image`` (H, W, 3) BGR uint8 with each channel's levels scaled by its gain (3,) (:func:`field_cast`),
+    rounded and clipped to white."""
+    return np.asarray(cv2.transform(image, np.diag(np.asarray(gains, np.float64))))
 
 
 def contrast(q: np.ndarray, mean: np.ndarray, blobs: Blobs) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.detect import Blobs, find_blobs, strength
 from vision.lattice import Lattice, fit_lattice
-from vision.shield_detect import find_shields
+from vision.shield_detect import balanced, field_cast, find_shields
 
 #: The working copy's longer side on the first pass, and the least tile width it is shrunk to (by a
 #: whole factor: INTER_AREA is fastest on them, and the patches are cut at 32 pixels a cell anyway).
@@ -34,11 +34,16 @@ def candidates(
     with ``shields`` False its pieces of paint; those are pieces of ordinaries, not symbols, so none of
     them stands apart (:attr:`vision.detect.Blobs.apart`). Shields the grid cannot hold (fewer than
     SHIELDS_PLACED of them placed: the cores found in the noise of a dark table in dim light) give way to
-    the pieces of paint."""
+    the pieces of paint. Where a lamp's colour tints Herkle's grey field
+    (:func:`vision.shield_detect.field_cast`), the frame scaled to make it grey again is read instead."""
     if tileset != "herkle":
         return _found_by(image, _paint_blobs)
     if shields:
         found = _found_by(image, find_shields)
+        gains = None if found is None else field_cast(found[0], found[2])
+        if gains is not None:  # a lamp's colour tints the shields' grey field: undone on it
+            image = balanced(image, gains)
+            found = _found_by(image, find_shields)
         if found is not None and found[3].placed.mean() >= SHIELDS_PLACED:
             return found
     return _found_by(image, _paint_pieces)

@@ -78,6 +78,27 @@ def test_reading_herkle_by_its_shields_finds_more_tiles(scene: Any, monkeypatch:
     assert by_shields.right == by_shields.tiles > by_paint.right, (by_shields.summary(), by_paint.summary())
 
 
+def test_a_lamps_cast_is_undone_on_the_shields_field(scene: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    herkle = tileset("herkle")
+    assert shield_detect.field_cast(scene.image, find_shields(scene.image)) is None  # grey already
+    warm = shift_light(scene.image, SHIFTS["warm"], seed=0)  # uncorrected tungsten: the field turns orange
+    gains = shield_detect.field_cast(warm, find_shields(warm))
+    assert gains is not None and gains[0] > gains[1] > gains[2] == 1.0, gains  # blue gained most, red none
+    read = score_frame(read_table(warm, tileset=herkle), scene.truth, layout=None, where="warm")
+    # most tiles right, none wrong (19 of 31: the rest are hues the bodies' balance leaves off their colour)
+    assert read.wrong == read.extra == 0 and read.right > 0.5 * read.tiles, read.summary()
+    monkeypatch.setattr(symbol_candidates, "field_cast", lambda *_: None)
+    unbalanced = score_frame(read_table(warm, tileset=herkle), scene.truth, layout=None, where="warm")
+    assert unbalanced.right == 0, unbalanced.summary()
+
+
+def test_a_cast_no_lamp_gives_is_not_undone(scene: Any) -> None:
+    # a field as saturated as tungsten's but blue: no black body's colour (an ordinary taken for the field)
+    blue = shield_detect.balanced(scene.image, np.array([1.0, 0.45, 0.2]))
+    assert not field_share(blue, find_shields(blue)).any()  # nothing lit is grey
+    assert shield_detect.field_cast(blue, find_shields(blue)) is None
+
+
 def test_a_frame_without_shields_has_no_candidates() -> None:
     rng = np.random.default_rng(3)
     table = np.clip(rng.normal(150, 6, (240, 320, 3)), 0, 255).astype(np.uint8)

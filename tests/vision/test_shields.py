@@ -11,6 +11,7 @@ import pytest
 import vision.classify
 import vision.shield_probes
 import vision.shields
+from calibration.lighting import Shift, shift_light
 from table import Tile, tileset
 from vision.classify import classify
 from vision.evaluate import score_frame
@@ -21,6 +22,7 @@ from vision.prototypes import default_prototypes, paint_patches
 from vision.reader import read_table
 from vision.render import random_scene, render
 from vision.render_tiles import BODY, HERKLE_FIELD, PAINT
+from vision.shield_detect import lit_field
 from vision.shields import (
     MISFIT,
     TURNS,
@@ -47,6 +49,19 @@ def test_the_field_is_the_shields_grey_even_beside_the_table() -> None:
     assert np.allclose(field_colour(patches), HERKLE_FIELD, atol=8)
     table = np.full((1, PATCH, PATCH, 3), (150, 170, 190), np.uint8)  # a light table seen through a gap
     assert np.allclose(field_colour(np.concatenate([patches[:3], table])), HERKLE_FIELD, atol=8)
+
+
+def test_under_a_lamps_cast_the_field_is_the_colour_most_shields_show() -> None:
+    tiles = [Tile(c, s) for c, s in zip(HERKLE.colours, HERKLE.shapes, strict=True)]
+    patches = _patches(tiles)
+    assert np.allclose(lit_field(patches), field_colour(patches), atol=8)
+    tungsten = Shift(kelvin=2800.0, gamma=1.15)  # uncorrected: the grey field turns orange
+    warm = np.stack([shift_light(p, tungsten) for p in patches])
+    field = shift_light(np.full((1, 1, 3), HERKLE_FIELD, np.uint8), tungsten)[0, 0]
+    assert not field_colour(warm).any()  # nothing lit is grey any more
+    assert np.allclose(lit_field(warm), field, atol=0.1 * field.max())  # the painted field's shading
+    # two red shields show their ordinary's colour as often as the field: not told
+    assert lit_field(warm[[0, 0]]) is None
 
 
 def test_the_ordinary_is_told_from_its_field() -> None:
