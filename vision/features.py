@@ -65,7 +65,8 @@ class Measurements:
     Attributes
     ----------
     paint : ndarray, shape (N, 3), float64
-        Mean BGR of the symbol's paint (its inner part, away from the blurred edge).
+        Mean BGR of the symbol's paint (its inner part, away from the blurred edge; where other paint shows
+        in the cell, of the symbol's own part, :func:`symbol_parts`).
     body : ndarray, shape (N, 3), float64
         Mean BGR of the tile body around the symbol.
     contrast : ndarray, shape (N,)
@@ -336,12 +337,22 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
     g = _grid(level.shape[1])
     solid = (level > 0.75) & g.inside
     ring = (level < 0.35) & g.ring
+    rows, own = symbol_parts(level)
+    if len(rows):
+        # where other paint shows in the cell (the light table past the face's edge, a neighbour's paint
+        # or side face), the paint's colour is its symbol's own: the part's paint near its median pixel
+        mine = solid[rows] & own
+        bare = _count(mine) == 0  # (no pixel of the part is fully in the paint: keep all the paint)
+        mine[bare] = solid[rows][bare]
+        solid[rows] = mine  # (solid is this call's own array)
     paint, body = _masked_means(patches, solid, ring)
     # the silhouettes and hole profiles are found when first read (see _OnRead)
     silhouette = Later(lambda: _centred(np.clip(level, 0, 1) * g.inside, p.offset))
     sharpness = _sharpness(level)
     glare = _count((_darkest(patches) > 235) & g.ring) / g.ring.size / max(float(g.ring.mean()), 1e-6)
-    radial, hole = profiles_later(level, symbol_centre(level, p.offset))
+    centre = np.array(p.offset, np.float64, copy=True)
+    centre[rows] = _centroid(own, g.u)
+    radial, hole = profiles_later(level, centre)
     return Measurements(
         paint,
         body,
@@ -360,22 +371,32 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
 
 
 def symbol_centre(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """Each symbol's own centre (N, 2), in cells ``(row, col)`` from the patch centre.
+    """Each symbol's own centre (N, 2), in cells ``(row, col)`` from the patch centre: the centroid of
+    its own paint (:func:`symbol_parts`) for the patches where other paint was found, ``offset`` (the
+    centroid of all the paint in the cell) for the others."""
+    rows, own = symbol_parts(level)
+    out = np.array(offset, np.float64, copy=True)
+    out[rows] = _centroid(own, _grid(level.shape[1]).u)
+    return out
 
-    ``offset`` is the centroid of all the paint in the cell, which paint that is not the symbol's pulls
-    aside: a leaning cube's side face, a neighbour's edge, the table past the face. The symbol is the
-    connected part of the paint (``level`` above one half) that covers most of the cell's middle (every
-    symbol covers its centre, or rings it around the colour-blind inner mark); its centroid is returned
-    for the patches where other paint was found, ``offset`` for the others. Paint of a neighbour (a
-    cube's side face) may join the symbol's part through a blurred neck: the centroid is then taken again
-    over the part's paint within WITHIN of its median pixel (a chessboard distance), where the symbol
-    lies, wherever paint reaches the band just inside the cell's edge.
+
+def symbol_parts(level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The patches (K,) whose paint (``level`` (N, S, S) above one half) is not all their symbol's, and
+    each one's symbol's own paint (K, S, S) bool.
+
+    Paint that is not the symbol's pulls the centroid aside and tints the paint's colour: a leaning
+    cube's side face, a neighbour's edge, the light table past the face. The symbol is the connected part
+    of the paint that covers most of the cell's middle (every symbol covers its centre, or rings it
+    around the colour-blind inner mark). Paint of a neighbour (a cube's side face, the table) may join
+    the symbol's part through a blurred neck, so only the part's paint within WITHIN of its median pixel
+    (a chessboard distance) is kept, where the symbol lies (the whole part where none lies within).
+    Listed are the patches with several parts of paint or paint in the band just inside the cell's edge;
+    in the others all the paint is the symbol's.
     """
     n, s = level.shape[:2]
     g = _grid(s)
-    out = np.array(offset, np.float64, copy=True)
     if n == 0:
-        return out
+        return np.zeros(0, np.int64), np.zeros((0, s, s), bool)
     # count the parts of paint of all patches in one labelling, the patches stacked with an empty row
     # after each (no part runs from one into the next); only where there are several are they told apart
     paint = np.zeros((n, s + 1, s), np.uint8)
@@ -393,24 +414,28 @@ def symbol_centre(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
         count, labels = cv2.connectedComponents(paint[rows[k], :s], connectivity=8)
         main = np.bincount(labels[g.core_mask], minlength=count)[1:].argmax() + 1
         parts[k] = labels == main
-    out[rows] = _own_centroid(parts, g.u)
-    return out
+    return rows, _near_median(parts, g.u)
 
 
-def _own_centroid(part: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """The centroid (N, 2) ``(row, col)`` in cells of each patch's part of paint (N, S, S) bool within
-    WITHIN (a chessboard distance) of its median pixel, ``u`` (S,) the pixel centres in cells; of the
-    whole part where none lies within."""
+def _near_median(part: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Each patch's part of paint (N, S, S) bool within WITHIN (a chessboard distance) of its median
+    pixel, ``u`` (S,) the pixel centres in cells; the whole part where none lies within."""
     per_row, per_col = _line_counts(part)
     total = per_row.sum(axis=1)
     centre = np.stack([_median_at(per_row, total, u), _median_at(per_col, total, u)], axis=1)
     near_row = np.abs(u[None, :] - centre[:, :1]) < WITHIN  # (N, S)
     near_col = np.abs(u[None, :] - centre[:, 1:]) < WITHIN
     near = part & near_row[:, :, None] & near_col[:, None, :]
-    in_row, in_col = _line_counts(near)
+    none = _count(near) == 0
+    near[none] = part[none]
+    return np.asarray(near)
+
+
+def _centroid(part: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The centroid (N, 2) ``(row, col)`` in cells of each patch's mask (N, S, S) bool, ``u`` (S,) the
+    pixel centres in cells."""
+    in_row, in_col = _line_counts(part)
     count = in_row.sum(axis=1)
-    whole = count == 0
-    in_row[whole], in_col[whole], count[whole] = per_row[whole], per_col[whole], total[whole]
     return np.asarray(np.stack([in_row @ u, in_col @ u], axis=1) / np.maximum(count, 1)[:, None])
 
 

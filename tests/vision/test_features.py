@@ -86,6 +86,16 @@ def test_paint_joined_to_the_symbol_does_not_move_its_centre() -> None:
     assert np.allclose(centre[1], centre[0], atol=0.01)
 
 
+def test_the_light_table_past_the_face_does_not_tint_the_paint() -> None:
+    # a patch cut a little off its tile at the layout's edge: a strip of pale table inside the cell
+    clean = _patch(Tile("green", "square"), "colour-blind")
+    tabled = clean.copy()
+    tabled[: PATCH // 8 + 1] = (235, 225, 205)
+    m = measure(np.stack([clean, tabled]))
+    assert abs(m.coverage[1] - m.coverage[0]) > 0.05  # the table counts as paint in the cell
+    assert np.allclose(m.paint[1], m.paint[0], atol=2.0)  # but not in the symbol's colour
+
+
 def test_whole_symbols_are_fourfold() -> None:
     tiles = tileset("classic")
     whole = measure(
