@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.geometry import distances
+
 #: Paint is brighter than this fraction of the local mean strength.
 PAINT_FRACTION = 0.55
 #: At this higher fraction a tile's body no longer passes for paint where it is lit almost as bright as
@@ -147,7 +149,7 @@ def find_blobs(q: np.ndarray, *, window: int | None = None, min_area: float = 12
     more, _ = _blobs_at(q, mean, APART_FRACTION, min_area, huge, within=refused)
     more = Blobs(more.centres + top, more.extents, more.areas)
     if len(found) and len(more):
-        gap = np.linalg.norm(more.centres[:, None] - found.centres[None], axis=2)
+        gap = distances(more.centres, found.centres)
         more = more.take((gap >= 0.5 * np.maximum(more.extents[:, None], found.extents[None])).all(axis=1))
     if len(found) < FEW:
         # too few to fit a grid through: there are no groups to join wrongly, the others are all there is

@@ -16,7 +16,9 @@ import cv2
 import numpy as np
 
 from vision.detect import strength
+from vision.geometry import chessboard
 from vision.outline import Later, profiles_later
+from vision.patch_masks import line_counts, patch_grid, pixel_count, symbol_centres, symbol_parts
 
 #: Side of the silhouette a shape is compared on.
 MASK = 16
@@ -26,10 +28,6 @@ RIM_DARK = 0.6
 MAX_REACH = 0.5
 #: The silhouette's root-mean-square radius, as a fraction of MASK.
 SPREAD = 0.22
-#: A symbol's centre is found from its paint within this chessboard distance of its paint's median, in
-#: cells (a symbol reaches about 0.30 to 0.39 of a cell from its centre; a neighbour's paint joined to
-#: it lies beyond).
-WITHIN = 0.38
 
 
 class _OnRead:
@@ -66,7 +64,7 @@ class Measurements:
     ----------
     paint : ndarray, shape (N, 3), float64
         Mean BGR of the symbol's paint (its inner part, away from the blurred edge; where other paint shows
-        in the cell, of the symbol's own part, :func:`symbol_parts`).
+        in the cell, of the symbol's own part, :func:`vision.patch_masks.symbol_parts`).
     body : ndarray, shape (N, 3), float64
         Mean BGR of the tile body around the symbol.
     contrast : ndarray, shape (N,)
@@ -144,53 +142,6 @@ def _taken(value: np.ndarray | Later, keep: np.ndarray) -> np.ndarray | Later:
     return value.take(keep) if isinstance(value, Later) else value[keep]
 
 
-@dataclass(frozen=True)
-class _Grid:
-    """The constant masks of an S×S patch (S = ``len(u)``): ``u`` the pixel centres in cells from the middle
-    (-0.5..0.5), ``radius`` the chessboard distance from the middle (S, S), and the masks and flat
-    indices the measurements use."""
-
-    u: np.ndarray
-    radius: np.ndarray
-    inside: np.ndarray  # radius < 0.46: the cell's face, short of its edge
-    edge: np.ndarray  # radius < 0.48
-    band: np.ndarray  # 0.40 < radius < 0.46: just inside the face's edge
-    band_size: int
-    body: np.ndarray  # flat indices of radius > 0.40
-    core: np.ndarray  # flat indices within 0.30 of the middle
-    core_mask: np.ndarray
-    ring: np.ndarray  # radius > 0.38
-    r2: np.ndarray  # squared pixel distance from the middle
-    rim_band: np.ndarray  # WITHIN + 0.02 < radius < 0.46: where a neighbour's paint may join a symbol
-
-
-@functools.cache
-def _grid(s: int) -> _Grid:
-    u = (np.arange(s) + 0.5) / s - 0.5
-    radius = np.maximum(np.abs(u)[:, None], np.abs(u)[None, :])
-    core = np.hypot(u[:, None], u[None, :]) < 0.30
-    band = (radius > 0.40) & (radius < 0.46)
-    px = np.arange(s) - (s - 1) / 2
-    grid = _Grid(
-        u=u,
-        radius=radius,
-        inside=radius < 0.46,
-        edge=radius < 0.48,
-        band=band,
-        band_size=int(band.sum()),
-        body=np.flatnonzero(radius > 0.40),
-        core=np.flatnonzero(core),
-        core_mask=core,
-        ring=radius > 0.38,
-        r2=px[:, None] ** 2 + px[None, :] ** 2,
-        rim_band=(radius > WITHIN + 0.02) & (radius < 0.46),
-    )
-    for value in vars(grid).values():  # shared by every call: never to be written to
-        if isinstance(value, np.ndarray):
-            value.flags.writeable = False
-    return grid
-
-
 _SQUARE5 = np.ones((5, 5), np.uint8)
 
 
@@ -242,25 +193,25 @@ class Presence:
     @functools.cached_property
     def frame(self) -> np.ndarray:
         """How dark each patch's frame is on its three darkest sides (N,)."""
-        return _frame_darkness(*_line_counts(self._dark))
+        return _frame_darkness(*line_counts(self._dark))
 
     @functools.cached_property
     def rim(self) -> np.ndarray:
         """The dark fraction (N,) of a two-pixel ring around each patch's paint."""
         n, s = self.level.shape[:2]
         grown = cv2.dilate(self._paint.view(np.uint8).reshape(n * s, s), _SQUARE5).reshape(n, s, s)
-        edge = (grown > 0) & ~self._paint & _grid(s).edge
-        return np.asarray(_count(edge & self._dark) / np.maximum(_count(edge), 1))
+        edge = (grown > 0) & ~self._paint & patch_grid(s).edge
+        return np.asarray(pixel_count(edge & self._dark) / np.maximum(pixel_count(edge), 1))
 
     @functools.cached_property
     def reach(self) -> np.ndarray:
         """The painted fraction (N,) of the band just inside each cell's edge."""
-        g = _grid(self.level.shape[1])
-        return np.asarray(_count(self._paint & g.band) / max(g.band_size, 1))
+        g = patch_grid(self.level.shape[1])
+        return np.asarray(pixel_count(self._paint & g.band) / max(g.band_size, 1))
 
     @functools.cached_property
     def _paint(self) -> np.ndarray:
-        return np.asarray((self.level > 0.5) & _grid(self.level.shape[1]).inside)
+        return np.asarray((self.level > 0.5) & patch_grid(self.level.shape[1]).inside)
 
     @functools.cached_property
     def _dark(self) -> np.ndarray:
@@ -277,7 +228,7 @@ class Presence:
             & (self.reach < MAX_REACH)
             & (self.coverage > 0.08)
             & (self.coverage < 0.65)
-            & (np.abs(self.offset).max(axis=1) < 0.2)
+            & (chessboard(self.offset) < 0.2)
         )
 
 
@@ -298,7 +249,7 @@ def presence(patches: np.ndarray) -> Presence:
             f"patches must be (N, S, S, 3) uint8, got shape {patches.shape} dtype {patches.dtype}"
         )
     n, s = patches.shape[0], patches.shape[1]
-    g = _grid(s)
+    g = patch_grid(s)
     q8 = strength(patches.reshape(n * s, s, 3)).reshape(n, s * s)
     # the quantiles of the uint8 strengths are those of their float copies, found faster
     body_level = _quantile(q8[:, g.body], 0.25).astype(np.float32)
@@ -309,7 +260,7 @@ def presence(patches: np.ndarray) -> Presence:
     level /= span[:, None, None]
     mask = (level > 0.5) & g.inside
     contrast = (paint_level - body_level) / np.maximum(paint_level, 1.0)
-    per_row, per_col = _line_counts(mask)
+    per_row, per_col = line_counts(mask)
     count = per_row.sum(axis=1)
     coverage = count / (s * s)
     area = np.maximum(count, 1)
@@ -334,7 +285,7 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
     """
     p = found if found is not None else presence(patches)
     level = p.level
-    g = _grid(level.shape[1])
+    g = patch_grid(level.shape[1])
     solid = (level > 0.75) & g.inside
     ring = (level < 0.35) & g.ring
     rows, own = symbol_parts(level)
@@ -342,17 +293,15 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
         # where other paint shows in the cell (the light table past the face's edge, a neighbour's paint
         # or side face), the paint's colour is its symbol's own: the part's paint near its median pixel
         mine = solid[rows] & own
-        bare = _count(mine) == 0  # (no pixel of the part is fully in the paint: keep all the paint)
+        bare = pixel_count(mine) == 0  # (no pixel of the part is fully in the paint: keep all the paint)
         mine[bare] = solid[rows][bare]
         solid[rows] = mine  # (solid is this call's own array)
     paint, body = _masked_means(patches, solid, ring)
     # the silhouettes and hole profiles are found when first read (see _OnRead)
     silhouette = Later(lambda: _centred(np.clip(level, 0, 1) * g.inside, p.offset))
     sharpness = _sharpness(level)
-    glare = _count((_darkest(patches) > 235) & g.ring) / g.ring.size / max(float(g.ring.mean()), 1e-6)
-    centre = np.array(p.offset, np.float64, copy=True)
-    centre[rows] = _centroid(own, g.u)
-    radial, hole = profiles_later(level, centre)
+    glare = pixel_count((_darkest(patches) > 235) & g.ring) / g.ring.size / max(float(g.ring.mean()), 1e-6)
+    radial, hole = profiles_later(level, symbol_centres(p.offset, rows, own))
     return Measurements(
         paint,
         body,
@@ -368,84 +317,6 @@ def measure(patches: np.ndarray, found: Presence | None = None) -> Measurements:
         silhouette=silhouette,
         hole=hole,
     )
-
-
-def symbol_centre(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """Each symbol's own centre (N, 2), in cells ``(row, col)`` from the patch centre: the centroid of
-    its own paint (:func:`symbol_parts`) for the patches where other paint was found, ``offset`` (the
-    centroid of all the paint in the cell) for the others."""
-    rows, own = symbol_parts(level)
-    out = np.array(offset, np.float64, copy=True)
-    out[rows] = _centroid(own, _grid(level.shape[1]).u)
-    return out
-
-
-def symbol_parts(level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The patches (K,) whose paint (``level`` (N, S, S) above one half) is not all their symbol's, and
-    each one's symbol's own paint (K, S, S) bool.
-
-    Paint that is not the symbol's pulls the centroid aside and tints the paint's colour: a leaning
-    cube's side face, a neighbour's edge, the light table past the face. The symbol is the connected part
-    of the paint that covers most of the cell's middle (every symbol covers its centre, or rings it
-    around the colour-blind inner mark). Paint of a neighbour (a cube's side face, the table) may join
-    the symbol's part through a blurred neck, so only the part's paint within WITHIN of its median pixel
-    (a chessboard distance) is kept, where the symbol lies (the whole part where none lies within).
-    Listed are the patches with several parts of paint or paint in the band just inside the cell's edge;
-    in the others all the paint is the symbol's.
-    """
-    n, s = level.shape[:2]
-    g = _grid(s)
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros((0, s, s), bool)
-    # count the parts of paint of all patches in one labelling, the patches stacked with an empty row
-    # after each (no part runs from one into the next); only where there are several are they told apart
-    paint = np.zeros((n, s + 1, s), np.uint8)
-    paint[:, :s] = (level > 0.5) & g.inside
-    _, labels = cv2.connectedComponents(paint.reshape(n * (s + 1), s), connectivity=8)
-    labels = labels.reshape(n, -1)
-    # the lowest label of each patch's paint, less one (a patch without paint: the largest uint32)
-    lowest = (labels - 1).view(np.uint32).min(axis=1).astype(np.int64) + 1
-    # one part of paint (or none), short of the band inside the cell's edge: the centroid is the symbol's
-    several = lowest < labels.max(axis=1)
-    edged = _count(paint[:, :s].view(bool) & g.rim_band) > 0
-    rows = np.flatnonzero(several | edged)
-    parts = paint[rows, :s].view(bool)  # (the one part of paint where there is one)
-    for k in np.flatnonzero(several[rows]):
-        count, labels = cv2.connectedComponents(paint[rows[k], :s], connectivity=8)
-        main = np.bincount(labels[g.core_mask], minlength=count)[1:].argmax() + 1
-        parts[k] = labels == main
-    return rows, _near_median(parts, g.u)
-
-
-def _near_median(part: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Each patch's part of paint (N, S, S) bool within WITHIN (a chessboard distance) of its median
-    pixel, ``u`` (S,) the pixel centres in cells; the whole part where none lies within."""
-    per_row, per_col = _line_counts(part)
-    total = per_row.sum(axis=1)
-    centre = np.stack([_median_at(per_row, total, u), _median_at(per_col, total, u)], axis=1)
-    near_row = np.abs(u[None, :] - centre[:, :1]) < WITHIN  # (N, S)
-    near_col = np.abs(u[None, :] - centre[:, 1:]) < WITHIN
-    near = part & near_row[:, :, None] & near_col[:, None, :]
-    none = _count(near) == 0
-    near[none] = part[none]
-    return np.asarray(near)
-
-
-def _centroid(part: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """The centroid (N, 2) ``(row, col)`` in cells of each patch's mask (N, S, S) bool, ``u`` (S,) the
-    pixel centres in cells."""
-    in_row, in_col = _line_counts(part)
-    count = in_row.sum(axis=1)
-    return np.asarray(np.stack([in_row @ u, in_col @ u], axis=1) / np.maximum(count, 1)[:, None])
-
-
-def _median_at(counts: np.ndarray, total: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """The median (N,) of the pixel coordinates ``u`` (S,) taken ``counts`` (N, S) times each (``total``
-    (N,) in all): the mean of the two middle ones for an even total."""
-    running = np.cumsum(counts, axis=1)
-    low = (running > ((total - 1) // 2)[:, None]).argmax(axis=1)
-    high = (running > (total // 2)[:, None]).argmax(axis=1)
-    return np.asarray((u[low] + u[high]) / 2)
 
 
 def _quantile(values: np.ndarray, fraction: float) -> np.ndarray:
@@ -470,24 +341,6 @@ def _masked_means(px: np.ndarray, *masks: np.ndarray) -> list[np.ndarray]:
         sums = np.stack([np.einsum("np,np->n", w, c) for c in planes], axis=1)
         out.append(np.asarray(sums / np.maximum(w.sum(axis=1), 1)[:, None], dtype=np.float64))
     return out
-
-
-def _line_counts(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """How many pixels of each patch's mask (N, S, S) are set in each row and in each column: two
-    (N, S) int64 arrays (counted as float32 matrix products, exact below 2**24)."""
-    ones = np.ones(mask.shape[1], np.float32)
-    m = mask.astype(np.float32)
-    return (m @ ones).astype(np.int64), (ones @ m).astype(np.int64)
-
-
-def _count(mask: np.ndarray) -> np.ndarray:
-    """How many pixels of each patch's mask (N, S, S) bool are set: (N,) int32 (whole numbers, as the
-    mask's sum would give, counted by OpenCV in one pass)."""
-    n = len(mask)
-    if n == 0:
-        return np.zeros(0, np.int32)
-    flat = np.ascontiguousarray(mask).view(np.uint8).reshape(n, -1)
-    return np.asarray(cv2.reduce(flat, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S)).reshape(n)
 
 
 def _darkest(patches: np.ndarray) -> np.ndarray:
@@ -516,7 +369,7 @@ def _centred(level: np.ndarray, offset: np.ndarray) -> np.ndarray:
     flat = level.reshape(n, s * s)
     total = np.maximum(flat.sum(axis=1).astype(np.float64), 1e-6)
     cy, cx = offset[:, 0] * s, offset[:, 1] * s
-    moment = (flat * _grid(s).r2.reshape(-1)).sum(axis=1)  # each row summed as one patch alone would be
+    moment = (flat * patch_grid(s).r2.reshape(-1)).sum(axis=1)  # each row summed as one patch alone would be
     spread = np.sqrt(np.maximum(moment / total - cy * cy - cx * cx, 1.0))
     k = SPREAD * MASK / spread
     centre = (s - 1) / 2
@@ -538,4 +391,4 @@ def _sharpness(level: np.ndarray) -> np.ndarray:
     np.maximum(g, np.abs(level[:, 1:, :-1] - top), out=g)
     edge = g > 0.1
     np.multiply(g, edge, out=g)
-    return np.asarray(g.sum(axis=(1, 2)) / np.maximum(_count(edge), 1))
+    return np.asarray(g.sum(axis=(1, 2)) / np.maximum(pixel_count(edge), 1))

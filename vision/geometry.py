@@ -59,6 +59,30 @@ def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     return np.asarray(out / w[..., None])
 
 
+def distances(points: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Distances (N, K) from each point (N, 2) to each of ``others`` (K, 2): the same bits as
+    ``np.linalg.norm(points[:, None] - others[None], axis=2)`` (the two squares added in that order), a
+    tenth of its cost (NumPy's reduction over an axis of two takes hundreds of instructions a pair)."""
+    down = np.subtract(points[:, 0, None], others[:, 0], dtype=np.float64)
+    across = np.subtract(points[:, 1, None], others[:, 1], dtype=np.float64)
+    down *= down
+    across *= across
+    down += across
+    return np.asarray(np.sqrt(down, out=down))
+
+
+def chessboard(steps: np.ndarray) -> np.ndarray:
+    """The larger size (N,) of each step's (N, 2) two coordinates: the same values as
+    ``np.abs(steps).max(axis=1)``, cheaper."""
+    return np.asarray(np.maximum(np.abs(steps[:, 0]), np.abs(steps[:, 1])))
+
+
+def lengths(steps: np.ndarray) -> np.ndarray:
+    """Lengths (...) of steps (..., 2): the same bits as ``np.linalg.norm(steps, axis=-1)``, cheaper."""
+    down, across = steps[..., 0], steps[..., 1]
+    return np.asarray(np.sqrt(down * down + across * across))
+
+
 def fit_homography(
     src: np.ndarray, dst: np.ndarray, *, tolerance: float | None = None, spanning: bool = False
 ) -> np.ndarray:
@@ -116,7 +140,7 @@ def local_axes(h: np.ndarray, cell: np.ndarray) -> np.ndarray:
 def cells_off(points: np.ndarray, targets: np.ndarray, axes: np.ndarray) -> np.ndarray:
     """Cells (N,) from each point (N, 2) to its target (N, 2), along the farther of its axes (N, 2, 2)."""
     steps = np.linalg.solve(axes.transpose(0, 2, 1), (points - targets)[..., None])[..., 0]
-    return np.asarray(np.abs(steps).max(axis=1))
+    return chessboard(steps)
 
 
 #: A narrow layout's homography is refitted (:func:`foreshortened`) through at least this many tiles

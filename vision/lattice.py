@@ -22,7 +22,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.geometry import apply_homography, fit_homography, local_axes, median, quantile, similarity, spread
+from vision.geometry import (
+    apply_homography,
+    chessboard,
+    distances,
+    fit_homography,
+    local_axes,
+    median,
+    quantile,
+    similarity,
+    spread,
+)
 from vision.perspective import estimate_perspective
 from vision.shifts import OFF_GRID, checked_shift, lands_on, near_shift, rigid_shift
 from vision.spanning_tree import NEIGHBOURS, Near, grow, rotated_basis
@@ -175,10 +185,7 @@ def _better(lattice: Lattice, other: Lattice, pts: np.ndarray) -> Lattice:
 
 def _distances(pts: np.ndarray) -> np.ndarray:
     """Distances between the points (N, N), a point's to itself infinite."""
-    rows, cols = pts[:, 0], pts[:, 1]
-    down, across = rows[:, None] - rows, cols[:, None] - cols
-    # np.linalg.norm(pts[:, None] - pts[None], axis=2) adds the two squares in this order: the same bits
-    d: np.ndarray = np.sqrt(down * down + across * across)
+    d = distances(pts, pts)
     np.fill_diagonal(d, np.inf)
     return d
 
@@ -186,7 +193,7 @@ def _distances(pts: np.ndarray) -> np.ndarray:
 def _fitting(lattice: Lattice, pts: np.ndarray) -> int:
     """How many placed points lie within :data:`~vision.shifts.OFF_GRID` of their cells under the
     lattice's one homography."""
-    off = np.abs(lattice.cell_of(pts) - lattice.cells).max(axis=1)
+    off = chessboard(lattice.cell_of(pts) - lattice.cells)
     return int(((off < OFF_GRID) & lattice.placed).sum())
 
 
@@ -295,7 +302,7 @@ def _refine_pitch(pts: np.ndarray, pairs: _Pairs, theta: float, pitch: float) ->
             raw = np.asarray((pts[j] - pts[i]) @ unturn)
         steps = raw / pitch
         k = np.round(steps)
-        good = (np.abs(steps - k) < 0.3).all(axis=1) & k.any(axis=1)
+        good = (chessboard(steps - k) < 0.3) & ((k[:, 0] != 0) | (k[:, 1] != 0))
         if not good.any():
             break
         whole = k[good]
@@ -389,7 +396,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
         else:
             # only the points that agree with the root (within OFF_GRID) join with it: where the others
             # disagree, the group's own tree went astray (a seam, a tile pushed askew)
-            agree = np.abs(frac - frac[int(np.searchsorted(np.flatnonzero(sub_placed), start))]).max(axis=1)
+            agree = chessboard(frac - frac[int(np.searchsorted(np.flatnonzero(sub_placed), start))])
             agree = agree <= OFF_GRID
             middle = median(frac[agree])
             seam |= bool(np.abs(middle - np.round(middle)).max() > OFF_GRID)
@@ -401,7 +408,7 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
                 offset = checked_shift(
                     pts[done], cells[done], pts[group[sub_placed]][agree], mine[agree], predicted, taken
                 )
-        misfit = np.abs(frac - offset).max(axis=1) if offset is not None else np.full(len(frac), np.inf)
+        misfit = chessboard(frac - offset) if offset is not None else np.full(len(frac), np.inf)
         if offset is not None and predicted is not None and (offset != predicted).any():
             # the grid through the group and the placed points (around it; for a far group, all of them)
             # chose another shift than the map: it put every point it was fitted to within RIGID_OTHER
@@ -449,7 +456,7 @@ def _predict(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     fitted = maps[len(done)]
     if fitted is not None:
         return apply_homography(fitted[1], pts[which])
-    gap = np.linalg.norm(pts[done][:, None] - pts[which][None], axis=2).min(axis=1)
+    gap = distances(pts[done], pts[which]).min(axis=1)
     local = done[np.argsort(gap)[:NEIGHBOURS]]
     h = similarity(cells[local].astype(np.float64), pts[local])
     return apply_homography(np.linalg.inv(h), pts[which])

@@ -41,7 +41,7 @@ import numpy as np
 from vision.cube_faces import without_holes, without_side_faces
 from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, concat, measure, presence
-from vision.geometry import cells_off, foreshortened, local_axes, spread
+from vision.geometry import cells_off, distances, foreshortened, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.paint_checks import (
     FAINT,
@@ -421,7 +421,7 @@ def _unclaimed(points: np.ndarray, centres: np.ndarray, radius: float) -> np.nda
     """The ``points`` (K, 2) further than ``radius`` pixels from every tile's centre (N, 2) found."""
     if len(points) == 0 or len(centres) == 0:
         return points
-    gap = np.linalg.norm(points[:, None] - centres[None], axis=2).min(axis=1)
+    gap = distances(points, centres).min(axis=1)
     return np.asarray(points[gap > radius])
 
 

@@ -44,7 +44,7 @@ from table.lines import AXES, line_ok, line_through
 from vision.classify import Named, classify
 from vision.detect import Blobs
 from vision.features import concat
-from vision.geometry import fit_homography, local_axes
+from vision.geometry import distances, fit_homography, local_axes
 from vision.lattice import FAR, FAR_GROUP, fit_lattice
 from vision.occupied import Located, occupied
 from vision.prototypes import Prototypes, white_balance
@@ -223,7 +223,7 @@ def _rigid_cells(located: Located, side: Side, part: Located, at: np.ndarray) ->
     if len(keys) < MAPPED:
         return None  # a homography through fewer read tiles bends to take the part a cell off
     placed = np.array([side.at[side.index[k]] for k in side.index])
-    if np.linalg.norm(placed[:, None] - at[None], axis=2).min() <= FAR * located.lattice.pitch:
+    if distances(placed, at).min() <= FAR * located.lattice.pitch:
         return None
     own = part.cells @ turn.T
     frac = located.lattice.cell_of(at) - own
@@ -309,5 +309,5 @@ def seen(points: np.ndarray, centres: np.ndarray, pitch: float) -> np.ndarray:
     """Which points (N, 2) lie within half a cell (``pitch`` pixels) of one of the ``centres`` (K, 2)."""
     if len(centres) == 0 or len(points) == 0:
         return np.zeros(len(points), bool)
-    gap = np.linalg.norm(points[:, None] - centres[None], axis=2).min(axis=1)
+    gap = distances(points, centres).min(axis=1)
     return np.asarray(gap < 0.5 * pitch)

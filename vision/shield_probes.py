@@ -13,7 +13,7 @@ import numpy as np
 
 from table import tileset as edition
 from vision.features import MAX_REACH, presence
-from vision.geometry import cells_off
+from vision.geometry import cells_off, distances, lengths
 from vision.paint_checks import FAINT, MIN_CONTRAST, unlike
 from vision.patches import cut_patches
 from vision.shields import RING_DARK, black, field_colour, shield_outline, view_shields
@@ -104,8 +104,8 @@ def in_its_light(falloff: np.ndarray, shields: Shields, centres: np.ndarray, axe
     whose lighter part (a pale check of a cloth) passes for a field in a brighter light."""
     known = len(shields.patches)
     theirs = np.log(falloff[:known])
-    pitch = np.linalg.norm(axes, axis=2).mean(axis=1)
-    apart = np.linalg.norm(centres[:, None] - shields.centres[None], axis=2) / pitch[:, None]
+    pitch = lengths(axes).mean(axis=1)
+    apart = distances(centres, shields.centres) / pitch[:, None]
     near = (apart <= NEIGHBOURS) | (apart <= apart.min(axis=1, keepdims=True))
     around = np.array([np.median(theirs[row]) for row in near])
     return np.asarray(np.abs(np.log(falloff[known:]) - around) <= LIGHT_STEP)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import apply_homography, fit_homography, median, spread
+from vision.geometry import apply_homography, chessboard, distances, fit_homography, lengths, median, spread
 
 #: A step between two candidates more than this far from whole cells does not place one from the other.
 OFF_GRID = 0.3
@@ -209,7 +209,7 @@ def checked_shift(  # noqa: PLR0917 (the join's state, passed along as it is)
     drifting rows seen through a few tiles) may put the group a cell off: where one shift alone fits, the
     group and the placed points around it say where it lies; where two fit about as well, its place is a
     guess. Shifts that land on taken cells are not considered."""
-    gap = np.linalg.norm(pts[:, None] - group_pts[None], axis=2).min(axis=1)
+    gap = distances(pts, group_pts).min(axis=1)
     nearest = np.argsort(gap)[:NEAREST]
     local = (pts[nearest], cells[nearest], group_pts, group_cells)
     fitting, mine, best = _candidates(*local, offset, taken)
@@ -314,7 +314,7 @@ def _misfits(
         src = np.concatenate([cells, group_cells + shift]).astype(np.float64)
         h = fit_homography(src, dst)
         gap = apply_homography(np.linalg.inv(h), dst) - src
-        off = np.abs(gap).max(axis=1)
+        off = chessboard(gap)
         every.append(float(off.max()))
         own.append(float(off[len(pts) :].max()))
         squares.append(float((gap**2).sum()))
@@ -366,7 +366,7 @@ def _normalised(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     """Point sets (K, N, 2) moved to their centroid and scaled to a mean distance of sqrt(2) from it (the
     conditioning of the direct linear transform), with the centroids (K, 1, 2) and scales (K, 1, 1)."""
     mid = points.mean(axis=1, keepdims=True)
-    scale = np.sqrt(2) / np.maximum(np.linalg.norm(points - mid, axis=2).mean(axis=1), 1e-12)[:, None, None]
+    scale = np.sqrt(2) / np.maximum(lengths(points - mid).mean(axis=1), 1e-12)[:, None, None]
     return (points - mid) * scale, mid, scale
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from table import Tile, tileset
 from vision.classify import ASYMMETRY_SPREAD, shape_distance
-from vision.features import _count, _darkest, _masked_means, measure, presence, symbol_centre
+from vision.features import _darkest, _masked_means, measure, presence
 from vision.outline import asymmetry
+from vision.patch_masks import pixel_count, symbol_centres, symbol_parts
 from vision.patches import PATCH
 from vision.prototypes import default_prototypes
 from vision.render_tiles import BODY, paint_face
@@ -66,7 +67,7 @@ def test_paint_past_the_face_does_not_move_the_symbols_centre() -> None:
     patches = np.stack([clean, _with_side_face(clean, (32, 28, 160))])
     p = presence(patches)
     assert abs(p.offset[1, 0] - p.offset[0, 0]) > 0.02  # all the paint's centroid is pulled down
-    centre = symbol_centre(p.level, p.offset)
+    centre = symbol_centres(p.offset, *symbol_parts(p.level))
     assert np.allclose(centre[1], centre[0], atol=0.01)  # the symbol's own is not
     m = measure(patches)
     names, distance = shape_distance(m, default_prototypes(tileset("classic")))
@@ -81,7 +82,7 @@ def test_paint_joined_to_the_symbol_does_not_move_its_centre() -> None:
     joined[PATCH - 3 : PATCH - 1, 6 : PATCH - 6] = (32, 28, 160)
     joined[PATCH // 2 : PATCH - 1, PATCH // 2 - 1 : PATCH // 2 + 1] = (32, 28, 160)
     p = presence(np.stack([clean, joined]))
-    centre = symbol_centre(p.level, p.offset)
+    centre = symbol_centres(p.offset, *symbol_parts(p.level))
     assert abs(p.offset[1, 0] - p.offset[0, 0]) > 0.02  # all the paint's centroid is pulled down
     assert np.allclose(centre[1], centre[0], atol=0.01)
 
@@ -112,8 +113,8 @@ def test_counts_and_darkest_channels_are_numpys() -> None:
     darkest = _darkest(patches)
     assert np.array_equal(darkest, patches.min(axis=3))
     mask = (darkest > 60) | (rng.random(darkest.shape) < 0.1)
-    assert np.array_equal(_count(mask), mask.sum(axis=(1, 2)))
-    assert len(_count(mask[:0])) == 0 and _darkest(patches[:0]).shape == (0, PATCH, PATCH)
+    assert np.array_equal(pixel_count(mask), mask.sum(axis=(1, 2)))
+    assert len(pixel_count(mask[:0])) == 0 and _darkest(patches[:0]).shape == (0, PATCH, PATCH)
 
 
 def test_masked_means_are_numpys_exact_means() -> None:
@@ -167,8 +168,9 @@ def test_a_take_keeps_what_was_found_and_replaced_rows_are_found_anew() -> None:
 def test_silhouettes_and_hole_profiles_found_when_first_read_are_those_found_at_once() -> None:
     # a reader that names shapes by outline never reads the silhouettes (nor, but for the colour-blind
     # edition, the hole profiles): they are found when first read, the same numbers, through take and concat
-    from vision.features import _centred, _grid, concat
+    from vision.features import _centred, concat
     from vision.outline import profiles
+    from vision.patch_masks import patch_grid
 
     tiles = tileset("colour-blind")
     patches = np.stack(
@@ -179,8 +181,8 @@ def test_silhouettes_and_hole_profiles_found_when_first_read_are_those_found_at_
     )
     p = presence(patches)
     level = p.level
-    silhouettes = _centred(np.clip(level, 0, 1) * _grid(PATCH).inside, p.offset)
-    holes = profiles(level, symbol_centre(level, p.offset))[1]
+    silhouettes = _centred(np.clip(level, 0, 1) * patch_grid(PATCH).inside, p.offset)
+    holes = profiles(level, symbol_centres(p.offset, *symbol_parts(level)))[1]
     keep = np.arange(20) % 3 != 0
     first, second = measure(patches, p), measure(patches)
     taken = first.take(keep)

@@ -8,7 +8,30 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.geometry import apply_homography, fit_homography, median, quantile, remap, spread
+from vision.geometry import (
+    apply_homography,
+    chessboard,
+    distances,
+    fit_homography,
+    lengths,
+    median,
+    quantile,
+    remap,
+    spread,
+)
+
+
+@pytest.mark.parametrize(("n", "k"), [(1, 1), (7, 30), (40, 3), (0, 5)])
+def test_distances_lengths_and_chessboard_are_numpys_to_the_last_bit(n: int, k: int) -> None:
+    rng = np.random.default_rng(n * 100 + k)
+    points, others = rng.normal(0, 300, (n, 2)), rng.normal(0, 300, (k, 2))
+    points[: n // 2] = np.round(points[: n // 2])  # whole pixels too, and a coordinate equal to another's
+    steps = points[:, None] - others[None]
+    assert np.array_equal(distances(points, others), np.linalg.norm(steps, axis=2))
+    assert np.array_equal(lengths(steps), np.linalg.norm(steps, axis=2))
+    assert np.array_equal(chessboard(points), np.abs(points).max(axis=1))
+    whole = np.round(points).astype(np.int64)  # cells: integers
+    assert np.array_equal(distances(whole, whole), np.linalg.norm(whole[:, None] - whole[None], axis=2))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 8, 9, 40, 71])
