@@ -41,7 +41,7 @@ from vision.prototypes import (
     mark_descriptor,
     painted_prototypes,
 )
-from vision.shields import BLACK_RISE, ShieldView, shield_view
+from vision.shields import BLACK_RISE, ShieldView, field_gains, shield_view
 
 #: How clearly (in shape spreads, summed over the frame's tiles) the tiles must vote for the frame's
 #: "up" parity before a shape whose name depends on it (Herkle's fess and pale) is named.
@@ -252,11 +252,12 @@ def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) ->
     Shapes are the ordinaries' silhouettes drawn on their shields, against the painted model's, with the
     frame's "up" voted as for any silhouette (:func:`_silhouette_distance`; the shield's flat top and
     round foot make every tile's vote count). Colours: an ordinary unlike the field in hue is named by
-    the paint prototypes among the chromatic colours; one about as grey as the field by how much lighter
-    or darker than the field it is, against the painted model's white and black, and only when it is
-    further from the field than halfway to that colour (black also as dark as the body,
-    :data:`vision.shields.BLACK_RISE`). An ordinary in between, or no shield found: not named
-    (confidence 0).
+    the paint prototypes among the chromatic colours, balanced on the shields' grey field rather than
+    ``gains``, the bodies' (:func:`vision.shields.field_gains`; calibration learns them so too); one
+    about as grey as the field by how much lighter or darker than the field it is, against the painted
+    model's white and black, and only when it is further from the field than halfway to that colour
+    (black also as dark as the body, :data:`vision.shields.BLACK_RISE`). An ordinary in between, or no
+    shield found: not named (confidence 0).
     """
     n = len(m)
     tiles = tileset(prototypes.tileset)
@@ -275,7 +276,7 @@ def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) ->
         return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
     seen = dataclasses.replace(m.take(found), paint=view.paint[found])
     hue = np.flatnonzero(~neutral)
-    cdist = colour_distance(colour_features(seen, gains), centres[hue])
+    cdist = colour_distance(colour_features(seen, field_gains(view, gains)), centres[hue])
     cconf = _softmax_best(cdist, prototypes.colour_spread)
     lightness = shield_lightness(tiles)
     for j, i in enumerate(found):

@@ -30,7 +30,7 @@ from vision.prototypes import (
     white_balance,
 )
 from vision.reader import MAX_FIT
-from vision.shields import shield_view
+from vision.shields import field_gains, shield_view
 
 #: A known tile whose outline lies further than this from its own shape (in the reader's fit, twice its
 #: limit :data:`vision.reader.MAX_FIT`) is no whole symbol, and teaches no outline (:func:`_whole_outlines`).
@@ -49,7 +49,8 @@ def learn_prototypes(
     """Prototypes from measured tiles of known identity (calibration).
 
     ``frames`` pairs each photo's measurements (:func:`vision.reader.measure_tiles`) with its known tiles;
-    each photo is white-balanced on its own. Colours and shapes no tile shows keep ``base``'s values
+    each photo is white-balanced on its own (Herkle's on its shields' grey field, as the reader names them:
+    :func:`named_gains`). Colours and shapes no tile shows keep ``base``'s values
     (default: the tile set's defaults). The colour-blind edition's inner marks are learned as the photo
     shows them (:func:`_learned_marks`). The symbols' outlines are learned as an estimate under noise
     (:func:`_learned_outlines`): each shape's middle weighs ``base``'s (uncertain by its spread) against the
@@ -67,7 +68,7 @@ def learn_prototypes(
     for m, known in frames:
         if len(m) != len(known):
             raise ValueError(f"{len(m)} measurements but {len(known)} tiles")
-        feats.append(colour_features(named_paint(m, tileset), white_balance(m.body)))
+        feats.append(colour_features(named_paint(m, tileset), named_gains(m, tileset)))
         tiles.extend(known)
     if not tiles:
         return base
@@ -163,6 +164,16 @@ def named_paint(m: Measurements, tiles: TileSet) -> Measurements:
         return m
     view = shield_view(m.patch, outline=False)
     return dataclasses.replace(m, paint=np.where(view.found[:, None], view.paint, m.paint))
+
+
+def named_gains(m: Measurements, tiles: TileSet) -> np.ndarray:
+    """The frame's gains (3,) the classifier names the paint under: for Herkle the shields' grey
+    field's (:func:`vision.shields.field_gains`), where one is found; the tile bodies' balance
+    (:func:`vision.prototypes.white_balance`) otherwise."""
+    gains = white_balance(m.body)
+    if tiles.name != "herkle" or len(m) == 0:
+        return gains
+    return field_gains(shield_view(m.patch, outline=False), gains)
 
 
 def _learned_outlines(

@@ -139,6 +139,8 @@ class ShieldView:
         a bridge to the lit table or a neighbour was cut; of the frame's shield that completed a hull cut
         short), in cells ``(row, col)`` from the patch centre, 0 where nothing is lit. A probe cut off its
         tile recentres on it.
+    field : ndarray, shape (3,), float64
+        The frame's field colour BGR the shields were viewed against (:func:`field_colour`).
     """
 
     paint: np.ndarray
@@ -152,6 +154,7 @@ class ShieldView:
     ringed: np.ndarray
     found: np.ndarray
     centre: np.ndarray
+    field: np.ndarray
     sizes: tuple[float, float] = (np.nan, np.nan)
 
 
@@ -234,6 +237,7 @@ def view_shields(
         np.zeros(n),
         np.zeros(n, bool),
         np.zeros((n, 2)),
+        np.asarray(field, np.float64),
     )
     hulls = np.zeros((n, s, s), np.uint8)
     lits = np.zeros((n, s, s), np.uint8)
@@ -298,6 +302,19 @@ def view_shields(
                 view.centre[i] = _centroids(shield[None])[0]
     view.found[:] = whole
     return view if sizes is None else replace(view, sizes=sizes)
+
+
+def field_gains(view: ShieldView, gains: np.ndarray) -> np.ndarray:
+    """Herkle: per-channel gains (3,) of the frame's light (as :func:`vision.prototypes.white_balance`'s)
+    from the shields' painted grey field (:attr:`ShieldView.field`), what the ordinaries' hues are named
+    against; ``gains`` (3,) where no field was found.
+
+    The field is painted grey and fills each shield around its ordinary, so it shows the light's colour
+    where the ordinary lies. The tile bodies' balance is measured on a thin ring around the paint, which
+    holds the table's colour too: under neutral light yellow ordinaries of the rendered Herkle set lie 4 to
+    6 colour spreads from yellow against the bodies' balance, 0.5 to 1.5 against the field's."""
+    field = view.field
+    return np.asarray(field / field.mean()) if field.min() >= 1.0 else np.asarray(gains)
 
 
 def black(view: ShieldView) -> np.ndarray:

@@ -123,6 +123,27 @@ def test_herkle_learns_its_colours_from_the_ordinaries_not_the_field() -> None:
     assert tally.right >= plain.right - 1 and tally.right >= tally.tiles // 2, tally.summary()
 
 
+def test_herkle_learns_its_colours_under_the_balance_the_reader_names_them_under() -> None:
+    """Herkle's reader names hues balanced on the shields' grey field (:func:`vision.shields.field_gains`),
+    so calibration learns them under that balance too; other editions under the bodies'."""
+    from vision.learning import named_gains
+    from vision.prototypes import white_balance
+    from vision.shields import field_gains, shield_view
+
+    for variant in ("herkle", "classic"):
+        tiles = tileset(variant)
+        options = {"tiles": 12, "hand": 0.0, "light": "warm", "tilt": 0.0, "px_per_tile": 70.0}
+        out = render(random_scene(seed=5, variant=variant, size=(500, 600), **options))  # type: ignore[arg-type]
+        measured, _, _ = measure_tiles(out.image, board_from_json(out.truth, where="render"), tileset=tiles)
+        bodies = white_balance(measured.body)
+        if variant == "herkle":
+            field = field_gains(shield_view(measured.patch, outline=False), bodies)
+            assert not np.allclose(field, bodies, atol=0.01)
+            assert np.array_equal(named_gains(measured, tiles), field)
+        else:
+            assert np.array_equal(named_gains(measured, tiles), bodies)
+
+
 def test_colour_blind_marks_are_learned_as_the_photo_shows_them() -> None:
     """The inner marks (the colour-blind edition's second colour cue) are learned from the photo: each
     colour shown with its mark on enough tiles takes their mean, with their scatter as spread, never

@@ -28,6 +28,7 @@ from vision.shields import (
     TURNS,
     black,
     field_colour,
+    field_gains,
     outline_misfit,
     shield_outline,
     shield_view,
@@ -79,6 +80,21 @@ def test_the_ordinary_is_told_from_its_field() -> None:
         else:  # the ordinary's own paint, not the field's grey
             assert saturation > 0.6
             assert int(np.argmax(paint)) == int(np.argmax(PAINT[tile.colour]))
+
+
+def test_hues_are_balanced_on_the_grey_field_not_the_bodies() -> None:
+    """The shields' field is painted grey, so its colour is the light's; the bodies' ring also holds the
+    table's colour, and is no reference where the field is found."""
+    tiles = [Tile(c, "cross") for c in HERKLE.colours]
+    cast = np.array([0.85, 1.0, 1.15])  # a mild warm cast the field stays greyish under (BGR gains)
+    plain = _patches(tiles)
+    patches = np.clip(plain * cast, 0, 255).astype(np.uint8)
+    bodies = np.array([2.0, 1.0, 0.5])
+    gains = field_gains(shield_view(patches, outline=False), bodies)
+    field = field_colour(plain) * cast
+    assert np.allclose(gains, field / field.mean(), atol=0.03)
+    table = np.full((2, PATCH, PATCH, 3), BODY, np.uint8)  # no grey field lit anywhere: the bodies' balance
+    assert np.array_equal(field_gains(shield_view(table, outline=False), bodies), bodies)
 
 
 def test_a_square_of_table_is_no_shield() -> None:
