@@ -46,6 +46,7 @@ from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.paint_checks import (
     FAINT,
     MIN_CONTRAST,
+    SIDE_TILT,
     pure,
     table_colour,
     unlike,
@@ -65,6 +66,12 @@ PROBE_ROUNDS = 8
 LOOKS = 2
 #: A probe's symbol lies within this many cells of where its cell was predicted.
 RECENTRE = 0.4
+#: Among Qwirkle Cubes, a probe's symbol may lie up to this many cells further from the tiles it was
+#: probed from than predicted, across a seam (:func:`_beyond_seam`): half a cell, where the grid rounds
+#: a step to the next cell (a probe taking more would read a seam as one step where the grid, elsewhere
+#: along it, reads two: on a fresh Cubes frame with a seam of 0.6, 0.6 here took 12 tiles more and put 10
+#: a cell off).
+SEAM = 0.5
 #: Candidates standing apart are evidence only where the tiles around a probe lie within this many cells
 #: of where the grid puts them (a group joined a cell off, or a grid bent out of true, is not extended).
 STEADY = 0.25
@@ -147,7 +154,7 @@ def occupied(
     # foreshortened homography does: see probed); the grid's own test of whether it holds its tiles
     # serves the probes only where the two are one
     same = cut is lattice.homography
-    located = probed(located, located.cells, held=held if same else None, cut=cut)
+    located = probed(located, located.cells, held=held if same else None, cut=cut, seams=tileset == "cubes")
     # the grid's map is a similarity where its candidates were too few or on two or three rows
     # (:func:`vision.geometry.fit_homography`)
     narrow = refit and (len(cells) < 4 or spread(cells.astype(np.float64)) < 1.0)
@@ -212,12 +219,18 @@ def _held(lattice: Lattice, cells: np.ndarray, centres: np.ndarray) -> bool:
 
 
 def probed(
-    located: Located, tried: np.ndarray, *, held: bool | None = None, cut: np.ndarray | None = None
+    located: Located,
+    tried: np.ndarray,
+    *,
+    held: bool | None = None,
+    cut: np.ndarray | None = None,
+    seams: bool = False,
 ) -> Located:
     """``located`` with the tiles found by probing the cells next to its tiles, not ``tried`` (K, 2) yet,
     round after round outwards, cut in the axes of the homography ``cut`` (3, 3; default the grid's: see
     :func:`vision.geometry.foreshortened`; on Herkle's tiles also predicted through it). ``held``: whether
-    the grid holds its tiles (:func:`_held`), if known."""
+    the grid holds its tiles (:func:`_held`), if known. ``seams``: a probe's symbol may lie across a seam
+    (:func:`_beyond_seam`; Qwirkle Cubes)."""
     lattice, cells, centres = located.lattice, located.cells, located.centres
     if located.shields is not None and cut is not None:
         # Herkle's probes also look where the foreshortened homography puts its cells: they follow
@@ -239,6 +252,7 @@ def probed(
             break
         tried = np.concatenate([tried, probe])
         axes = local_axes(lattice.homography if cut is None else cut, probe.astype(np.float64))
+        steady = _near(guess, lattice.point(probe.astype(np.float64)), axes, STEADY)
         rows, where, patch, m = look(
             located.work,
             guess,
@@ -246,7 +260,8 @@ def probed(
             apart=_unclaimed(located.apart, centres, 0.5 * lattice.pitch),
             table=paint_table,
             least=least,
-            steady=_near(guess, lattice.point(probe.astype(np.float64)), axes, STEADY),
+            steady=steady,
+            away=_away(cells, probe, axes, steady) if seams else None,
         )
         if located.shields is not None:
             rows, where, patch, m = _with_shields(
@@ -274,6 +289,7 @@ def look(
     table: np.ndarray | None = None,
     least: float = MIN_CONTRAST,
     steady: np.ndarray | None = None,
+    away: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None]:
     """Look for symbols at predicted cell centres (N, 2) of the working copy, cells' axes (N, 2, 2).
 
@@ -288,7 +304,8 @@ def look(
     table's colour (:func:`whole`, :func:`unlike`). Given a ``table``, a symbol whose patch's frame is
     not dark is taken as :func:`_unframed` says. ``steady`` (N,) bool: the predictions where a
     candidate standing apart, faint paint or a symbol without a dark frame may be taken (see
-    :data:`STEADY`); default all.
+    :data:`STEADY`); default all. ``away`` (N, 2): per prediction, the cell step away from the tiles it
+    was probed from (:func:`_away`); where given, a symbol may lie across a seam (:func:`_beyond_seam`).
 
     Returns the rows (K,) of the predictions where a tile was found, its symbol's centre (K, 2), its patch
     and its measurements (None when none is found).
@@ -306,6 +323,8 @@ def look(
             hinted &= steady
         guess[hinted] = apart[seen[hinted]]
     coarse = first.contrast > MIN_CONTRAST
+    if away is not None:
+        coarse |= _across_seam(work, predicted, axes, away, guess, among=~coarse & ~hinted)
     least = MIN_CONTRAST if table is None else least
     rows = np.flatnonzero(coarse | hinted)
     if len(rows) == 0:
@@ -327,6 +346,8 @@ def look(
         found = _found(second, hinted, least)
     # a symbol found far from its cell's prediction is a neighbour's
     near = _near(guess, predicted, axes, RECENTRE)
+    if away is not None:
+        near |= _beyond_seam(guess, predicted, axes, away[rows])
     found &= near
     if table is not None:
         allowed = near if steady is None else near & steady[rows]
@@ -468,3 +489,59 @@ def _neighbours(
 def _near(points: np.ndarray, targets: np.ndarray, axes: np.ndarray, cells: float) -> np.ndarray:
     """Whether each point (N, 2) lies within ``cells`` cells of its target along both of its axes."""
     return np.asarray(cells_off(points, targets, axes) < cells)
+
+
+def _away(cells: np.ndarray, probe: np.ndarray, axes: np.ndarray, steady: np.ndarray) -> np.ndarray:
+    """Per probed cell (K, 2) with its axes (K, 2, 2), the sign of its step away from the tiles at
+    ``cells`` (N, 2) beside it (sides only): +1 or -1 along an axis where every such tile lies on one side
+    of it, else 0; all 0 where the tiles around it do not lie where the grid puts them (not ``steady``
+    (K,): a group a cell off is not carried across a seam) or the camera leans SIDE_TILT or more (a
+    cube's side face then shows half a cell beyond it)."""
+    step = probe[:, None, :] - cells[None, :, :]  # (K, N, 2)
+    beside = np.abs(step).sum(axis=2) == 1
+    low = np.where(beside[..., None], step, 0).min(axis=1)
+    high = np.where(beside[..., None], step, 0).max(axis=1)
+    away = np.where(low >= 0, high, np.where(high <= 0, low, 0))
+    ends = np.linalg.svd(axes, compute_uv=False)  # (K, 2), larger first
+    away[~steady | (ends[:, 1] <= SIDE_TILT * ends[:, 0])] = 0
+    return np.asarray(away, np.int64)
+
+
+def _beyond_seam(points: np.ndarray, predicted: np.ndarray, axes: np.ndarray, away: np.ndarray) -> np.ndarray:
+    """Which symbols at ``points`` (N, 2) lie across a seam from the tiles their cells were probed from:
+    along an axis where the probe stepped ``away`` (N, 2) from them, between RECENTRE and SEAM cells
+    further than predicted, and within RECENTRE along the other. Cubes are laid out by hand: a layout
+    pulled apart along a row or column puts the cubes beyond the seam further than one step, never nearer
+    (cubes do not overlap), so the probe there sees its cube off its cell's middle, away from the tiles
+    it came from, and the tiles beyond are found from it."""
+    inverse = np.linalg.inv(axes.transpose(0, 2, 1))  # image step -> cell step
+    off = np.einsum("nij,nj->ni", inverse, points - predicted)  # (N, 2) cells
+    along = off * away
+    across = (away == 0) & (np.abs(off) < RECENTRE)
+    seam = (away != 0) & (along >= RECENTRE) & (along < SEAM)
+    near = (away != 0) & (np.abs(off) < RECENTRE)
+    return np.asarray(seam.any(axis=1) & (seam | near | across).all(axis=1))
+
+
+def _across_seam(
+    work: np.ndarray,
+    predicted: np.ndarray,
+    axes: np.ndarray,
+    away: np.ndarray,
+    guess: np.ndarray,
+    *,
+    among: np.ndarray,
+) -> np.ndarray:
+    """Which predictions (N, 2) ``among`` (N,) bool show a symbol half a cell further ``away`` (N, 2) from
+    the tiles they were probed from, at a coarse look there (a prediction in a seam sees mostly the gap):
+    their ``guess`` (N, 2) is moved in place onto it (see :func:`_beyond_seam`)."""
+    rows = np.flatnonzero(among & away.any(axis=1))
+    seen = np.zeros(len(predicted), bool)
+    if len(rows) == 0:
+        return seen
+    further = predicted[rows] + np.einsum("nk,nkd->nd", 0.5 * away[rows], axes[rows])
+    look = presence(_cut(work, further, axes[rows], size=PATCH // 2))
+    there = look.contrast > MIN_CONTRAST
+    guess[rows[there]] = further[there] + np.einsum("nk,nkd->nd", look.offset[there], axes[rows[there]])
+    seen[rows[there]] = True
+    return seen

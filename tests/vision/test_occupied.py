@@ -427,3 +427,47 @@ def test_a_small_layout_under_a_steep_camera_is_cut_again_with_the_stretch_its_s
     )
     assert squared.right == squared.tiles and squared.wrong == squared.extra == 0, squared.summary()
     assert stretched.right <= squared.right - 2, (stretched.summary(), squared.summary())
+
+
+#: Cubes pulled apart along a row and a column seam of 0.47 of a cube (as in the Cubes calibration game).
+CUBE_SEAMS = {
+    "hand": 0.0,
+    "light": "neutral",
+    "table": "green-felt",
+    "px_per_tile": 40.0,
+    "tilt": 3.0,
+    "drift": 0.0,
+    "gaps": 10.7,
+    "blur": 0.6,
+    "noise": 1.0,
+    "jpeg_quality": 95,
+    "askew": 0.5,
+    "jitter": 0.3,
+}
+
+
+def test_cube_probes_take_the_cubes_across_a_seam(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a probe stepping across the seam sees mostly the gap; half a cell further it sees the cube beyond,
+    # which lies up to half a cell further from the tiles it was probed from (seed 13: 30 right against 24)
+    out = render(random_scene(seed=13, variant="cubes", size=(600, 800), tiles=30, **CUBE_SEAMS))
+    across = score_frame(read_table(out.image, tileset=tileset("cubes")), out.truth, layout=None, where="r")
+    monkeypatch.setattr(
+        occupied, "_away", lambda cells, probe, axes, steady: np.zeros((len(probe), 2), np.int64)
+    )
+    short = score_frame(read_table(out.image, tileset=tileset("cubes")), out.truth, layout=None, where="r")
+    assert across.wrong == across.extra == short.wrong == short.extra == 0
+    assert across.right >= short.right + 4, (across.summary(), short.summary())
+
+
+def test_a_probe_steps_away_from_the_tiles_beside_it_only_where_they_lie_on_one_side() -> None:
+    cells = np.array([[0, 0], [0, 1], [2, 1]])
+    probe = np.array([[1, 0], [0, 2], [-1, 1], [1, 1], [5, 5]])
+    axes = np.repeat(np.eye(2)[None] * 40.0, len(probe), axis=0)
+    steady = np.ones(len(probe), bool)
+    away = occupied._away(cells, probe, axes, steady)
+    # (1, 1) has tiles beside it above and below: no step away along the rows
+    assert away.tolist() == [[1, 0], [0, 1], [-1, 0], [0, 0], [0, 0]]
+    # not where the tiles around it are off the grid, nor under a camera leaning 30 degrees or more
+    assert not occupied._away(cells, probe, axes, ~steady).any()
+    leaning = axes * np.array([[1.0], [0.8]])[None]
+    assert not occupied._away(cells, probe, leaning, steady).any()
