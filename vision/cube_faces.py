@@ -5,7 +5,8 @@
 - :func:`without_side_faces`: under a camera leaning 30° or more, the near side of a cube, painted with
   a symbol of its top face's colour, in the cell in front of it.
 
-Both are called by :func:`vision.occupied.occupied` on a Cubes frame, after the probes.
+Both are called by :func:`vision.occupied.occupied` on a Cubes frame, after the probes; the first on a
+classic or colour-blind frame too (:data:`vision.prototypes.HOLES_BY_COLOUR`).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ def without_holes(located: Located) -> Located:
     """``located`` without the cells ringed by four tiles whose paint is the table's own colour (within
     HOLE_CHROMA): among Qwirkle Cubes, a hole in the layout is a well walled by the neighbours' dark
     sides, and the table at its bottom is a square framed in black, which passes every test a symbol on
-    its body does. (Not on flat tiles: there a printed board or a grey table under dim light lies as
-    close to many tiles' measured paint.)"""
+    its body does; so does the table framed by four flat tiles' bodies. (Not on Connect's printed board,
+    whose white squares lie as close to its white tiles' measured paint.)"""
     table = table_colour(located.work, located.lattice, located.cells)
     if table is None:
         return located

@@ -54,6 +54,7 @@ from vision.paint_checks import (
 )
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
+from vision.prototypes import HOLES_BY_COLOUR
 from vision.recut import recut, squared
 from vision.shield_detect import truer_axes
 from vision.shield_probes import Shields, recentred_shields, whole_shields
@@ -166,7 +167,12 @@ def occupied(
     # there is the grid's own doubt (a layout drifted off true, a cell off somewhere), not the camera's
     elif not cut[2, :2].any():
         located = squared(located, cut, within=STEADY)
-    return without_side_faces(without_holes(located), cut) if tileset == "cubes" else located
+    if tileset == "cubes":
+        return without_side_faces(without_holes(located), cut)
+    # a hole in a layout of flat tiles too shows the table framed by its four neighbours' bodies: on three
+    # rendered sets (colour-blind, tilt 20° and 35°, seed 31) 97 of 106 such holes had paint as close to the
+    # table's, and 1 of 655 tiles ringed by four others (a green starburst on green felt in dim light)
+    return without_holes(located) if tileset in HOLES_BY_COLOUR else located
 
 
 def _shields_recentred(located: Located, cut: np.ndarray) -> Located:

@@ -90,6 +90,12 @@ MIN_MARK = 0.15
 MIN_MARK_TILES = 3
 #: Which editions have inner marks.
 MARKS = {"colour-blind": COLOUR_BLIND_MARKS}
+#: The editions whose holes in the layout are told by the table's colour showing through them
+#: (:func:`vision.cube_faces.without_holes`): a hole ringed by four tiles passes every presence test and
+#: shows a blunt square, which the shape fit alone kept out, at its limit. On Qwirkle Connect's printed
+#: board a hole shows a white square, the colour of its white tiles' paint: there the fit stays the guard
+#: (:func:`vision.classify.shape_distance`).
+HOLES_BY_COLOUR = ("classic", "colour-blind", "cubes")
 #: Which editions' symbols have which outlines (Herkle's ordinaries are named by silhouette).
 OUTLINES = {
     "classic": CLASSIC_OUTLINES,

@@ -368,3 +368,34 @@ def test_a_lamps_reflection_is_taken_off_and_a_light_table_is_not() -> None:
     )
     assert named.colours[0] == "red" and named.colour_fit[0] < MAX_FIT
     assert named.colours[2] == "orange" and named.colour_confidence[2] >= MIN_CONFIDENCE
+
+
+def test_a_rounded_corner_is_one_misfit_in_the_shape_fit() -> None:
+    """Blur rounds a criss-cross's tips: its eightfold harmonic weakens. Where a shape fixes that
+    harmonic's phase, its size repeats the signed value, so the misfit counts once: a symbol whose
+    eightfold harmonic lies three spreads short is three spreads from its shape, not three times the
+    square root of two. The starburst, whose phase is open, is fitted by the size alone."""
+    from vision.classify import shape_distance
+    from vision.outline import RAYS
+
+    plain = default_prototypes(tileset("classic"))
+    names = list(plain.outlines)
+    turn = np.arange(RAYS) * 2 * np.pi / RAYS
+    measured = measure(_patches([Tile("red", "criss-cross")], "classic"))
+
+    def fit(shape: str, h8: float, phase: float = 0.0, prototypes: Any = plain) -> float:
+        h4, _, _, h12 = plain.outlines[shape]
+        profile = 1 + h4 * np.cos(4 * turn) + h8 * np.cos(8 * turn + phase) + h12 * np.cos(12 * turn)
+        m = dataclasses.replace(measured, radial=profile[None].astype(np.float32))
+        return float(shape_distance(m, prototypes)[1][0, names.index(shape)])
+
+    middle, spread = plain.outlines["criss-cross"][1], plain.outline_spreads["criss-cross"][1]
+    assert fit("criss-cross", middle) < 0.1
+    assert fit("criss-cross", middle - 3 * spread) == pytest.approx(3.0, abs=0.1)
+    # on Connect's printed board a hole shows a white square, which only the fit keeps out: counted twice
+    connect = default_prototypes(tileset("connect"))
+    assert fit("criss-cross", middle - 3 * spread, prototypes=connect) == pytest.approx(3 * 2**0.5, abs=0.1)
+    size, spread = plain.outlines["starburst"][2], plain.outline_spreads["starburst"][2]
+    # points half way between the axes' eightfold peaks: the signed value is nought, the size all there is
+    assert fit("starburst", size, np.pi / 2) < 0.1
+    assert fit("starburst", size - 3 * spread, np.pi / 2) == pytest.approx(3.0, abs=0.1)

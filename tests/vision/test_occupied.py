@@ -150,18 +150,19 @@ def test_a_faint_candidate_is_a_tile_unless_its_paint_is_the_table_colour(
         assert paint_checks.FAINT < found.measured.contrast[middle][0] <= paint_checks.MIN_CONTRAST
 
 
+@pytest.mark.parametrize("edition", ["cubes", "classic", "colour-blind"])
 @pytest.mark.parametrize(("paint", "read"), [(FELT, False), ((30, 200, 230), True)])
 def test_a_hole_showing_the_table_between_four_tiles_is_no_tile(
-    paint: tuple[int, int, int], read: bool
+    paint: tuple[int, int, int], read: bool, edition: str
 ) -> None:
-    # nine cube tops on green felt, the middle one a square of paint on its body: a hole in the layout
-    # shows the felt there, ringed by its four neighbours' bodies as a symbol is by its own; not read when
-    # the square is the felt's colour, read when it is another colour
+    # nine cube tops (or flat tiles) on green felt, the middle one a square of paint on its body: a hole in
+    # the layout shows the felt there, ringed by its four neighbours' bodies as a symbol is by its own; not
+    # read when the square is the felt's colour, read when it is another colour
     found, middle = _nine_on_felt(
         lambda work, y, x: cv2.rectangle(work, (x - 10, y - 10), (x + 9, y + 9), paint, -1),
         half=20,
         area=400.0,
-        tileset="cubes",
+        tileset=edition,
     )
     assert middle.sum() == int(read) and len(found.cells) == 8 + int(read)
 
