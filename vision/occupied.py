@@ -9,8 +9,10 @@ there. A probe may also take a symbol candidate that stood apart only at the det
 (:attr:`vision.detect.Blobs.apart`) as evidence, where its paint is not the table's colour. Paint that
 stands out from its body less than a tile's usually does (FAINT to MIN_CONTRAST: warm or dim light, a
 bright table, the weakest paints) is a tile where it shows a whole symbol not of the table's colour, in a
-frame whose grid holds its tiles (:func:`_faint`, :func:`look`). So is a probe's symbol whose patch shows
-no dark frame (under a steep camera the patch reaches past the tile's body onto the table), where its
+frame whose grid holds its tiles (:func:`_faint`, :func:`look`; the probes of the frame's grid look again
+where their first look shows such paint, but take none on a candidate the grid left out). So is a probe's
+symbol whose patch shows no dark frame (under a steep camera the patch reaches past the tile's body onto
+the table), where its
 paint is pure (:func:`_unframed`). Patches are cut again in truer axes where the symbols say so
 (:mod:`vision.recut`): a narrow layout's foreshortened axes once the probes have found enough tiles, a
 small layout's map through its tiles, and, where no homography measured the foreshortening, without the
@@ -93,6 +95,12 @@ class Located:
     #: Herkle: the shields of the tiles the detector found (probes then also take whole shields,
     #: :func:`vision.shield_probes.whole_shields`); None for the other editions.
     shields: Shields | None = None
+    #: (K, 2) work pixels: the symbol candidates the grid left out, for the probes of the frame's grid (they
+    #: then look again at paint faint at their first look, but take none on these: see :func:`look`); None
+    #: for a group the grid left out, read alone (:mod:`vision.rejoin`), and on Qwirkle Cubes (a cube's side
+    #: face, lit less than its top, shows faint paint in the cell in front of it: a fresh Cubes set under a
+    #: camera leaning 36 degrees read one as a tile).
+    left_out: np.ndarray | None = None
 
     def take(self, keep: np.ndarray) -> Located:
         """The tiles of ``keep`` (a mask or indices) only."""
@@ -150,6 +158,7 @@ def occupied(
         measure(patches[keep], p.take(keep)),
         blobs.apart,
         Shields(field_colour(patches[keep]), patches[keep], centres[keep]) if tileset == "herkle" else None,
+        blobs.centres[~lattice.placed] if refit and tileset != "cubes" else None,
     )
     # the cells are cut and probed in the foreshortened axes, where the grid puts them (Herkle's where the
     # foreshortened homography does: see probed); the grid's own test of whether it holds its tiles
@@ -268,6 +277,7 @@ def probed(
             least=least,
             steady=steady,
             away=_away(cells, probe, axes, steady) if seams else None,
+            left_out=located.left_out,
         )
         if located.shields is not None:
             rows, where, patch, m = _with_shields(
@@ -296,6 +306,7 @@ def look(
     least: float = MIN_CONTRAST,
     steady: np.ndarray | None = None,
     away: np.ndarray | None = None,
+    left_out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None]:
     """Look for symbols at predicted cell centres (N, 2) of the working copy, cells' axes (N, 2, 2).
 
@@ -312,6 +323,13 @@ def look(
     candidate standing apart, faint paint or a symbol without a dark frame may be taken (see
     :data:`STEADY`); default all. ``away`` (N, 2): per prediction, the cell step away from the tiles it
     was probed from (:func:`_away`); where given, a symbol may lie across a seam (:func:`_beyond_seam`).
+    ``left_out`` (K, 2), given for the probes of the frame's grid: the symbol candidates the grid left out.
+    The first look then also passes paint faint there (above ``least``), as warm or dim light on a bright
+    table leaves the weakest paints at both looks, and such a tile is taken as faint paint is, but not
+    within RECENTRE cells of one of these: a group the grid left out joins where the rules put it
+    (:mod:`vision.rejoin`), and a faint tile taken on one of its candidates decides that instead. None (a
+    group read alone): the first look asks MIN_CONTRAST (faint paint taken there bridged a group to the
+    tiles read, which then left it too small to join).
 
     Returns the rows (K,) of the predictions where a tile was found, its symbol's centre (K, 2), its patch
     and its measurements (None when none is found).
@@ -332,7 +350,8 @@ def look(
     if away is not None:
         coarse |= _across_seam(work, predicted, axes, away, guess, among=~coarse & ~hinted)
     least = MIN_CONTRAST if table is None else least
-    rows = np.flatnonzero(coarse | hinted)
+    looked = coarse if left_out is None else first.contrast > least
+    rows = np.flatnonzero(looked | hinted)
     if len(rows) == 0:
         return none
     predicted, axes, guess, hinted, coarse = (v[rows] for v in (predicted, axes, guess, hinted, coarse))
@@ -368,6 +387,9 @@ def look(
         keep = ~weak | (unlike(m.paint, table) & ((m.contrast > MIN_CONTRAST) | whole(m)))
         if steady is not None:
             keep &= ~weak | steady[rows][found]
+        faint = ~coarse[found]
+        if left_out is not None and faint.any():
+            keep[faint] &= ~_beside_any(left_out, guess[found][faint], axes[found][faint])
         if not keep.all():
             found[found] = keep
             m = m.take(keep)
@@ -490,6 +512,18 @@ def _neighbours(
     np.add.at(shift, which, residual[source[fresh]])
     shift /= np.bincount(which, minlength=len(keys))[:, None]
     return keys.astype(np.int64), lattice.point(keys.astype(np.float64)) + shift
+
+
+def _beside_any(points: np.ndarray, centres: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """Whether any of ``points`` (K, 2) lies within RECENTRE cells of each centre (N, 2) along both of its
+    axes (N, 2, 2)."""
+    n, k = len(centres), len(points)
+    if n == 0 or k == 0:
+        return np.zeros(n, bool)
+    pairs = _near(
+        np.tile(points, (n, 1)), np.repeat(centres, k, axis=0), np.repeat(axes, k, axis=0), RECENTRE
+    )
+    return np.asarray(pairs.reshape(n, k).any(axis=1))
 
 
 def _near(points: np.ndarray, targets: np.ndarray, axes: np.ndarray, cells: float) -> np.ndarray:

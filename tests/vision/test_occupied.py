@@ -167,6 +167,54 @@ def test_a_hole_showing_the_table_between_four_tiles_is_no_tile(
     assert middle.sum() == int(read) and len(found.cells) == 8 + int(read)
 
 
+def _faint_middle() -> np.ndarray:
+    """Nine tiles on green felt, cells 40 pixels wide, each with a yellow circle but the middle one, whose
+    paint (another colour than the felt's) stands out from its body by 0.67 only, at the probes' first
+    look as at the full one."""
+    work = np.full((280, 280, 3), FELT, np.uint8)
+    for r in range(3):
+        for c in range(3):
+            y, x = 100 + 40 * r, 100 + 40 * c
+            cv2.rectangle(work, (x - 19, y - 19), (x + 18, y + 18), (30, 30, 30), -1)
+            cv2.circle(work, (x, y), 10, (30, 60, 45) if (r, c) == (1, 1) else (30, 200, 230), -1)
+    return work
+
+
+@pytest.mark.parametrize(
+    ("refit", "edition", "read"), [(True, None, True), (False, None, False), (True, "cubes", False)]
+)
+def test_a_probe_of_the_frames_grid_takes_paint_faint_at_its_first_look(
+    refit: bool, edition: str | None, read: bool
+) -> None:
+    # the eight tiles around are the detector's candidates; the probe of the middle cell sees its faint
+    # paint at the first look as at the full one: the frame's grid takes it, a group read alone does not,
+    # nor do cubes' probes (a cube's side face, lit less than its top, shows faint paint)
+    work = _faint_middle()
+    points = np.array(
+        [(100 + 40 * r, 100 + 40 * c) for r in range(3) for c in range(3) if (r, c) != (1, 1)], float
+    )
+    blobs = Blobs(points, np.full(8, 20.0), np.full(8, 300.0))
+    grid = fit_lattice(points, np.full(8, 20.0))
+    found = occupied.occupied(work, 1.0, blobs, grid, tileset=edition, refit=refit)
+    assert found is not None
+    middle = np.abs(found.centres - (140, 140)).max(axis=1) < 5
+    assert middle.sum() == int(read) and len(found.cells) == 8 + int(read)
+
+
+def test_paint_faint_at_a_probes_first_look_is_not_taken_on_a_candidate_left_out() -> None:
+    # a candidate the grid left out belongs to a group joined by the rules: a faint tile taken on it would
+    # decide where that group joins
+    work = _faint_middle()
+    at, axes, table = (
+        np.array([[140.0, 140.0]]),
+        np.array([[[40.0, 0.0], [0.0, 40.0]]]),
+        np.array(FELT, float),
+    )
+    for left_out, taken in ((None, 0), (np.zeros((0, 2)), 1), (np.array([[141.0, 139.0]]), 0)):
+        rows = occupied.look(work, at, axes, table=table, least=paint_checks.FAINT, left_out=left_out)[0]
+        assert len(rows) == taken, left_out
+
+
 def _herkle_frame(seed: int = 7) -> tuple[np.ndarray, dict[str, Any]]:
     """A Herkle layout of 40 tiles on dark wood, 40 px a tile, a little askew: the frame and its truth."""
     scene = random_scene(
