@@ -9,6 +9,8 @@ where that is clear (:mod:`vision.shifts`); one homography through all the point
 the empty cells are. Under a steep camera the grid is also fitted with the perspective taken out of the
 points (:mod:`vision.perspective`), and kept where more points fit it; where no steep camera is seen, it
 is also fitted with the trees' local bases kept square (drifting rows shear a refitted basis), kept alike.
+Last, where the layout shows seams (gaps of a fraction of a cell between two rows or two columns, along
+the whole layout), it is fitted with the seams taken out of the points (:mod:`vision.seams`).
 
 The lattice's orientation comes from the directions between neighbouring candidates (modulo a quarter
 turn) and its pitch from their spacing; neither is a constant. Points are ``(row, col)`` pixels, cells
@@ -34,6 +36,7 @@ from vision.geometry import (
     spread,
 )
 from vision.perspective import estimate_perspective
+from vision.seams import without_seams
 from vision.shifts import OFF_GRID, checked_shift, lands_on, near_shift, rigid_shift
 from vision.spanning_tree import NEIGHBOURS, Near, grow, rotated_basis
 
@@ -112,7 +115,12 @@ AROUND = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (
 
 
 def fit_lattice(
-    points: np.ndarray, extents: np.ndarray, *, diagonal: bool = False, join: bool = True
+    points: np.ndarray,
+    extents: np.ndarray,
+    *,
+    diagonal: bool = False,
+    join: bool = True,
+    seams: bool = True,
 ) -> Lattice:
     """Fit a grid to symbol centres.
 
@@ -128,6 +136,10 @@ def fit_lattice(
     join : bool
         Join the other groups to the first (False: only the first group, the largest group's
         spanning tree, gets cells).
+    seams : bool
+        Also fit the grid with the layout's seams taken out (:func:`_unseamed`): not for points that may
+        lie off their tiles' middles (Herkle's shields: on fresh rendered Herkle frames a group went a cell
+        off).
 
     Returns
     -------
@@ -161,18 +173,48 @@ def fit_lattice(
     if _fitting(best, pts) == usable:
         return best
     tilt = estimate_perspective(pts, d.min(axis=1))
+    flat, e = pts, d
     if tilt is None:
-        return _better(best, _fitted(pts, d, dropped, diagonal=diagonal, join=join, square=True), pts)
-    flat = tilt.flatten(pts)
-    e = _distances(flat)
-    e[dropped, :] = e[:, dropped] = np.inf
-    for square in (False, True):
-        if _fitting(best, pts) < usable:
-            rectified = _fitted(
-                flat, e, dropped, diagonal=diagonal, join=join, back=tilt.to_image(), square=square
-            )
-            best = _better(best, rectified, pts)
+        best = _better(best, _fitted(pts, d, dropped, diagonal=diagonal, join=join, square=True), pts)
+    else:
+        flat = tilt.flatten(pts)
+        e = _distances(flat)
+        e[dropped, :] = e[:, dropped] = np.inf
+        for square in (False, True):
+            if _fitting(best, pts) < usable:
+                rectified = _fitted(
+                    flat, e, dropped, diagonal=diagonal, join=join, back=tilt.to_image(), square=square
+                )
+                best = _better(best, rectified, pts)
+    # last, the grid with the layout's seams taken out (of the points without the perspective, if any)
+    if seams and not diagonal and _fitting(best, pts) < usable:
+        best = _unseamed(best, pts, flat, e, dropped, join=join)
     return best
+
+
+def _unseamed(
+    best: Lattice, pts: np.ndarray, flat: np.ndarray, d: np.ndarray, dropped: np.ndarray, *, join: bool
+) -> Lattice:
+    """The grid fitted with the layout's seams taken out of the points ``flat`` (``pts`` without the
+    perspective, if any; distances ``d``; :mod:`vision.seams`), where every point it places fits its one
+    homography there, and they outnumber the points ``pts`` that fit ``best``'s by as many as the seams
+    found; its homography is then refitted through ``pts`` themselves. Else ``best``."""
+    pairs = _Pairs.of(d)
+    theta, pitch = _orientation(flat, d, pairs)
+    pitch = _refine_pitch(flat, pairs, theta, pitch)
+    seams = without_seams(flat, d, theta, pitch)
+    if seams is None:
+        return best
+    moved, found = seams
+    e = _distances(moved)
+    e[dropped, :] = e[:, dropped] = np.inf
+    other = _fitted(moved, e, dropped, diagonal=False, join=join, seamed=True)
+    # a point the seams leave off its cell shows a seam not found (a step across it rounded either way);
+    # each seam is a line and a gap chosen to fit the points: it must bring one more point onto the grid
+    b = _fitting(other, moved)
+    if b < _fitting(best, pts) + found or b < other.placed.sum():
+        return best
+    return _through(other.cells, other.placed, pts, best.pitch)
 
 
 def _better(lattice: Lattice, other: Lattice, pts: np.ndarray) -> Lattice:
@@ -206,10 +248,12 @@ def _fitted(
     join: bool,
     back: np.ndarray | None = None,
     square: bool = False,
+    seamed: bool = False,
 ) -> Lattice:
     """The grid through ``pts`` (distances ``d``, without the ``dropped`` fragments); ``back`` takes
     ``pts`` to the image when they are not in it; ``square``: the trees' local bases kept square
-    (:func:`~vision.spanning_tree.grow`)."""
+    (:func:`~vision.spanning_tree.grow`); ``seamed``: the points are the layout's with its seams taken out
+    (:func:`_join`)."""
     pairs = _Pairs.of(d)
     theta, pitch = _orientation(pts, d, pairs)
     if diagonal:
@@ -222,20 +266,33 @@ def _fitted(
     cells, placed = grow(pts, d, theta, pitch, ~dropped, near, root, square=square)
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
     if join:
-        cells, placed = _join(pts, d, cells, placed, theta, pitch, ~dropped, near, maps, square=square)
+        cells, placed = _join(
+            pts, d, cells, placed, theta, pitch, ~dropped, near, maps, square=square, seamed=seamed
+        )
     # the last group's prediction may have been fitted through exactly these points
     fitted = maps.get(int(placed.sum()))
-    if fitted is not None:
-        h = fitted[0]
+    if fitted is None:
+        return _through(cells, placed, pts, pitch, back=back)
+    h = fitted[0] if back is None else back @ fitted[0]
+    return _lattice(cells, placed, h)
+
+
+def _through(
+    cells: np.ndarray, placed: np.ndarray, pts: np.ndarray, pitch: float, *, back: np.ndarray | None = None
+) -> Lattice:
+    """The lattice of ``cells`` whose homography is fitted through the ``placed`` points ``pts``;
+    ``back`` takes ``pts`` to the image when they are not in it."""
+    # fit_homography's own test of the points' spread, told beforehand
+    src, dst = cells[placed].astype(np.float64), pts[placed]
+    if len(src) >= 4 and _spreads(cells[placed], 1.0):
+        h = fit_homography(src, dst, tolerance=0.3 * pitch, spanning=True)
     else:
-        # fit_homography's own test of the points' spread, told beforehand
-        src, dst = cells[placed].astype(np.float64), pts[placed]
-        if len(src) >= 4 and _spreads(cells[placed], 1.0):
-            h = fit_homography(src, dst, tolerance=0.3 * pitch, spanning=True)
-        else:
-            h = similarity(src, dst)
-    if back is not None:
-        h = back @ h
+        h = similarity(src, dst)
+    return _lattice(cells, placed, h if back is None else back @ h)
+
+
+def _lattice(cells: np.ndarray, placed: np.ndarray, h: np.ndarray) -> Lattice:
+    """The lattice of ``cells`` under the homography ``h`` (cell to image), with its pitch and angle."""
     centre = cells[placed].mean(axis=0)
     axes = local_axes(h, centre)
     size = float(np.sqrt(abs(np.linalg.det(axes))))
@@ -356,14 +413,17 @@ def _join(  # noqa: PLR0917 (the lattice's state, passed along as it is)
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None],
     *,
     square: bool,
+    seamed: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Give the points of other groups cells, nearest group first, each grown from its own root and
     shifted (:func:`near_shift`) to agree with where the groups placed so far put it (:func:`_predict`,
-    which keeps its homography in ``maps`` while no point is added)."""
+    which keeps its homography in ``maps`` while no point is added). ``seamed``: the points are the
+    layout's with the seams found taken out: the layout is not taken as one regular grid (a seam not
+    found may lie between a far group and the placed points)."""
     cells, placed = cells.copy(), placed.copy()
     taken = {(r, c) for r, c in cells[placed].tolist()}
     pending = ~placed & usable
-    seam = False  # whether a near group lay between whole cells: the layout is not one regular grid
+    seam = seamed  # whether a near group lay between whole cells: the layout is not one regular grid
     while pending.any():
         rest, done = np.nonzero(pending)[0], np.nonzero(placed)[0]
         # the pending point nearest to a placed one starts the next group

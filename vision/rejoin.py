@@ -129,7 +129,7 @@ def rejoined(
         if left.sum() < 2:
             break
         rest = blobs.take(left)
-        alone = fit_lattice(rest.centres, rest.extents, join=False)
+        alone = fit_lattice(rest.centres, rest.extents, join=False, seams=tileset != "herkle")
         left[np.flatnonzero(left)[alone.placed]] = False
         part = occupied(located.work, located.scale, rest, alone, tileset=tileset, refit=False)
         if part is None:

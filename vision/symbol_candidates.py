@@ -35,22 +35,23 @@ def candidates(
     them stands apart (:attr:`vision.detect.Blobs.apart`). Shields the grid cannot hold (fewer than
     SHIELDS_PLACED of them placed: the cores found in the noise of a dark table in dim light) give way to
     the pieces of paint. Where a lamp's colour tints Herkle's grey field
-    (:func:`vision.shield_detect.field_cast`), the frame scaled to make it grey again is read instead."""
+    (:func:`vision.shield_detect.field_cast`), the frame scaled to make it grey again is read instead.
+    Herkle's grid is fitted without taking out seams (:func:`vision.lattice.fit_lattice`)."""
     if tileset != "herkle":
         return _found_by(image, _paint_blobs)
     if shields:
-        found = _found_by(image, find_shields)
+        found = _found_by(image, find_shields, seams=False)
         gains = None if found is None else field_cast(found[0], found[2])
         if gains is not None:  # a lamp's colour tints the shields' grey field: undone on it
             image = balanced(image, gains)
-            found = _found_by(image, find_shields)
+            found = _found_by(image, find_shields, seams=False)
         if found is not None and found[3].placed.mean() >= SHIELDS_PLACED:
             return found
-    return _found_by(image, _paint_pieces)
+    return _found_by(image, _paint_pieces, seams=False)
 
 
 def _found_by(
-    image: np.ndarray, find: Callable[[np.ndarray], Blobs]
+    image: np.ndarray, find: Callable[[np.ndarray], Blobs], *, seams: bool = True
 ) -> tuple[np.ndarray, float, Blobs, Lattice] | None:
     h, w = image.shape[:2]
     scale = 1.0 / max(1, round(max(h, w) / FIRST_PASS))
@@ -58,7 +59,7 @@ def _found_by(
     blobs = find(work)
     if len(blobs) == 0:
         return None
-    lattice = fit_lattice(blobs.centres, blobs.extents)
+    lattice = fit_lattice(blobs.centres, blobs.extents, seams=seams)
     if lattice.pitch < 0.9 * TILE_PX or lattice.pitch >= 2 * TILE_PX:
         better = 1.0 / max(1, int(lattice.pitch / (scale * TILE_PX)))
         if better != scale:
@@ -67,7 +68,7 @@ def _found_by(
             blobs = find(work)
             if len(blobs) == 0:
                 return None
-            lattice = fit_lattice(blobs.centres, blobs.extents)
+            lattice = fit_lattice(blobs.centres, blobs.extents, seams=seams)
     return work, scale, blobs, lattice
 
 

@@ -1,0 +1,54 @@
+"""Seams in a layout (:mod:`vision.seams`): found from the steps across them, taken out before the grid."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.lattice import fit_lattice
+from vision.seams import without_seams
+from vision.spanning_tree import rotated_basis
+
+PITCH = 40.0
+THETA = math.radians(12.0)
+
+
+def _layout(row_gap: float, col_gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """Cells (N, 2) of a 7×8 layout with a few holes, and their image points (N, 2): rows 4 and beyond
+    pulled ``row_gap`` cells away, columns 3 and beyond ``col_gap`` cells."""
+    cells = np.array([(r, c) for r in range(7) for c in range(8) if (r * 5 + c * 3) % 7 != 0], np.float64)
+    pulled = cells + np.stack([row_gap * (cells[:, 0] >= 4), col_gap * (cells[:, 1] >= 3)], axis=1)
+    rng = np.random.default_rng(2)
+    pts = pulled @ rotated_basis(THETA, PITCH).T + (200.0, 150.0) + rng.normal(0, 0.5, cells.shape)
+    return cells, pts
+
+
+def _distances(pts: np.ndarray) -> np.ndarray:
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    return d
+
+
+def test_seams_are_taken_out_by_their_gaps() -> None:
+    cells, pts = _layout(0.5, 0.45)
+    found = without_seams(pts, _distances(pts), THETA, PITCH)
+    assert found is not None
+    moved, seams = found
+    assert seams == 2
+    # without the seams the points lie on one regular grid again
+    steps = (moved - moved[0]) @ np.linalg.inv(rotated_basis(THETA, PITCH)).T
+    assert np.abs(steps - (cells - cells[0])).max() < 0.08
+
+
+def test_a_layout_without_seams_has_none() -> None:
+    _, pts = _layout(0.0, 0.0)
+    assert without_seams(pts, _distances(pts), THETA, PITCH) is None
+
+
+def test_the_grid_steps_across_seams_as_one_cell() -> None:
+    # a gap of half a cell: a step across it measures 1.5 cells and rounds either way
+    cells, pts = _layout(0.5, 0.55)
+    lattice = fit_lattice(pts, np.full(len(pts), 0.6 * PITCH))
+    assert lattice.placed.all()
+    assert np.array_equal(lattice.cells - lattice.cells[0], (cells - cells[0]).astype(np.int64))
