@@ -45,7 +45,8 @@ from vision.classify import Named, classify
 from vision.detect import Blobs
 from vision.features import concat
 from vision.geometry import distances, fit_homography, local_axes
-from vision.lattice import FAR, FAR_GROUP, fit_lattice
+from vision.joins import FAR, FAR_GROUP
+from vision.lattice import fit_lattice
 from vision.occupied import Located, occupied
 from vision.prototypes import Prototypes, white_balance
 from vision.shifts import rigid_shift
@@ -61,7 +62,7 @@ CLOSE = 0.3
 #: Tiles named with less confidence do not count in a line.
 SURE = 0.6
 #: A part no shift touching the read tiles takes joins by a rigid fit only beside at least this many read
-#: tiles (the grid's map is a homography only through six or more: :func:`vision.lattice._predict`).
+#: tiles (the grid's map is a homography only through six or more: :func:`vision.joins._predict`).
 MAPPED = 6
 
 _SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))

@@ -15,7 +15,8 @@ from vision import read_table
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
 from vision.geometry import spread as spread_of
-from vision.lattice import _spreads, among, cell_keys, fit_lattice
+from vision.joins import spreads
+from vision.lattice import among, cell_keys, fit_lattice
 from vision.render import random_scene, render
 from vision.symbol_candidates import candidates
 
@@ -398,7 +399,7 @@ def test_the_spread_of_whole_cells_is_told_as_spread_tells_it() -> None:
         n, width = int(rng.integers(1, 30)), int(rng.integers(1, 6))
         cells = rng.integers(-width, width + 1, size=(n, 2)) + rng.integers(-40, 40, size=2)
         for least in (1.0, 1.5):
-            assert _spreads(cells, least) == (spread_of(cells.astype(np.float64)) >= least)
+            assert spreads(cells, least) == (spread_of(cells.astype(np.float64)) >= least)
     # on the limit (NumPy's eigenvalue a bit under it, or on it): answered by spread itself
     for least, limit in [
         (1.0, [[3, 0], [0, 1], [3, 2]]),
@@ -407,4 +408,4 @@ def test_the_spread_of_whole_cells_is_told_as_spread_tells_it() -> None:
     ]:
         whole = np.array(limit)
         assert abs(spread_of(whole.astype(np.float64)) - least) < 1e-12
-        assert _spreads(whole, least) == (spread_of(whole.astype(np.float64)) >= least)
+        assert spreads(whole, least) == (spread_of(whole.astype(np.float64)) >= least)
