@@ -101,6 +101,11 @@ NEUTRAL_CHROMA_FIELD = 0.3
 #: differ only in lightness, which the normalised paint discards: they are named by their lightness
 #: against the shield's grey field instead (:func:`_name_shields`).
 NEUTRAL_CHROMA = 20.0
+#: How far (log gain, any channel) a frame's bodies' balance may lie from a calibration photo's for the
+#: light to count as the photo's: under the light of the photo, frames of rendered games lay at most 0.28
+#: from it (median 0.03-0.20 per game); a warm lamp switched on after a daylight calibration moved it by
+#: 0.53 or more (median 0.67), and a dim light after a warm one by 0.62 or more.
+SAME_LIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -129,8 +134,10 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     gains : ndarray, shape (3,)
         The frame's white balance (:func:`vision.prototypes.white_balance`).
     prototypes : Prototypes
-        Reference colours and shapes.
+        Reference colours and shapes; a calibration's :attr:`~vision.prototypes.Prototypes.body_gains`
+        take the place of ``gains`` under the same light (:func:`_light_gains`).
     """
+    gains = _light_gains(gains, prototypes)
     if prototypes.tileset == "herkle":
         return _name_shields(m, gains, prototypes)
     names = list(prototypes.colours)
@@ -156,6 +163,16 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
 
     shapes, shape_conf, shape_fit = name_shapes(m, prototypes)
     return Named([names[k] for k in best], shapes, colour_conf, shape_conf, colour_fit, shape_fit)
+
+
+def _light_gains(gains: np.ndarray, prototypes: Prototypes) -> np.ndarray:
+    """The balance (3,) to name a frame's colours under: a calibration's ``body_gains`` (its colours were
+    learned under them) while the frame's own ``gains`` lie within :data:`SAME_LIGHT` of them in every
+    channel, else (the light has changed since, and the frame's bodies tell more of it) the frame's."""
+    learned = prototypes.body_gains
+    if learned is None or np.abs(np.log(np.maximum(gains, 1e-6) / learned)).max() > SAME_LIGHT:
+        return gains
+    return learned
 
 
 def name_shapes(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray, np.ndarray]:

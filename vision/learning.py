@@ -49,8 +49,11 @@ def learn_prototypes(
     """Prototypes from measured tiles of known identity (calibration).
 
     ``frames`` pairs each photo's measurements (:func:`vision.reader.measure_tiles`) with its known tiles;
-    each photo is white-balanced on its own (Herkle's on its shields' grey field, as the reader names them:
-    :func:`named_gains`). Colours and shapes no tile shows keep ``base``'s values
+    their colours are learned under one white balance of the tile bodies, kept as ``body_gains`` for the
+    reader to name colours under (a frame's own bodies, fewer and laid out otherwise, move the balance
+    from frame to frame): ``base``'s when it has one (a calibration refined, whose colours were learned
+    under it), else all the photos' bodies' (:func:`white_balance`); Herkle's on its shields' grey field,
+    as the reader names them (:func:`named_gains`). Colours and shapes no tile shows keep ``base``'s values
     (default: the tile set's defaults). The colour-blind edition's inner marks are learned as the photo
     shows them (:func:`_learned_marks`). The symbols' outlines are learned as an estimate under noise
     (:func:`_learned_outlines`): each shape's middle weighs ``base``'s (uncertain by its spread) against the
@@ -63,16 +66,15 @@ def learn_prototypes(
     (:func:`_learned_coverages`).
     """
     base = base or default_prototypes(tileset)
-    feats: list[np.ndarray] = []
-    tiles: list[Tile] = []
     for m, known in frames:
         if len(m) != len(known):
             raise ValueError(f"{len(m)} measurements but {len(known)} tiles")
-        feats.append(colour_features(named_paint(m, tileset), named_gains(m, tileset)))
-        tiles.extend(known)
+    tiles = [t for _, known in frames for t in known]
     if not tiles:
         return base
     measured = concat([m for m, _ in frames])
+    body_gains = base.body_gains if base.body_gains is not None else white_balance(measured.body)
+    feats = [colour_features(named_paint(m, tileset), named_gains(m, tileset, body_gains)) for m, _ in frames]
     f, sil = np.concatenate(feats), measured.silhouette
     whole = _whole_outlines(measured, [t.shape for t in tiles], base)
     radial, cover = measured.radial[whole], measured.coverage[whole]
@@ -109,6 +111,7 @@ def learn_prototypes(
         float(np.sqrt(np.mean(asymmetry(radial) ** 2))) if len(radial) else base.asymmetry_noise,
         arches,
         _learned_coverages(cover, outlined, base),
+        body_gains,
     )
 
 
@@ -166,11 +169,11 @@ def named_paint(m: Measurements, tiles: TileSet) -> Measurements:
     return dataclasses.replace(m, paint=np.where(view.found[:, None], view.paint, m.paint))
 
 
-def named_gains(m: Measurements, tiles: TileSet) -> np.ndarray:
+def named_gains(m: Measurements, tiles: TileSet, body_gains: np.ndarray | None = None) -> np.ndarray:
     """The frame's gains (3,) the classifier names the paint under: for Herkle the shields' grey
     field's (:func:`vision.shields.field_gains`), where one is found; the tile bodies' balance
-    (:func:`vision.prototypes.white_balance`) otherwise."""
-    gains = white_balance(m.body)
+    otherwise: ``body_gains``, or (None) the frame's own (:func:`vision.prototypes.white_balance`)."""
+    gains = white_balance(m.body) if body_gains is None else body_gains
     if tiles.name != "herkle" or len(m) == 0:
         return gains
     return field_gains(shield_view(m.patch, outline=False), gains)

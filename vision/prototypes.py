@@ -147,6 +147,12 @@ class Prototypes:
         as a calibration photo shows it (the median of the photo's tiles of that shape): the symbol's size
         under this camera and light, a cue that does not depend on the outline's noise; empty when not
         calibrated. Used when it names every shape with an outline (:func:`vision.classify.name_shapes`).
+    body_gains : (3,) ndarray or None
+        The white balance of a calibration photo's tile bodies (:func:`white_balance`), under which its
+        colours were learned; None when not calibrated. Where given, the classifier names colours under
+        it instead of each frame's own bodies' balance (:func:`vision.classify.classify`): the colours
+        were learned under it, and a frame's own bodies, fewer and laid out otherwise than the photo's,
+        move the balance from frame to frame (:func:`vision.learning.learn_prototypes`).
     """
 
     tileset: str
@@ -162,8 +168,10 @@ class Prototypes:
     asymmetry_noise: float = 0.0
     arches: dict[str, np.ndarray] = field(default_factory=dict)
     coverages: dict[str, np.ndarray] = field(default_factory=dict)
+    body_gains: np.ndarray | None = None
 
     def to_json(self) -> dict[str, Any]:
+        gains = {} if self.body_gains is None else {"body_gains": np.round(self.body_gains, 4).tolist()}
         return {
             "tileset": self.tileset,
             "colours": {k: np.round(v, 3).tolist() for k, v in self.colours.items()},
@@ -178,6 +186,7 @@ class Prototypes:
             "asymmetry_noise": round(self.asymmetry_noise, 4),
             "arches": {k: round(float(v), 4) for k, v in self.arches.items()},
             "coverages": {k: round(float(v), 4) for k, v in self.coverages.items()},
+            **gains,
         }
 
     @classmethod
@@ -223,6 +232,10 @@ class Prototypes:
             if not set(coverages) <= set(shapes) or not all(0 < v < 1 for v in coverages.values()):
                 got = {k: float(v) for k, v in coverages.items()}
                 raise ValueError(f"coverages must name shapes and lie between 0 and 1, got {got}")
+            gains = data.get("body_gains")
+            body_gains = None if gains is None else np.asarray(gains, np.float64).reshape(3)
+            if body_gains is not None and not (np.isfinite(body_gains).all() and (body_gains > 0).all()):
+                raise ValueError(f"body_gains must be three finite gains > 0, got {gains}")
             return cls(
                 str(data["tileset"]),
                 colours,
@@ -237,6 +250,7 @@ class Prototypes:
                 noise,
                 arches,
                 coverages,
+                body_gains,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"{where}: malformed prototypes ({err})") from None

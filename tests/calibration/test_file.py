@@ -3,6 +3,7 @@ value is a one-line error naming the file and the key."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -157,3 +158,15 @@ def test_the_older_bare_prototypes_still_load() -> None:
         assert cal.tileset == "connect"
         assert np.allclose(cal.balance, 1.0)
         assert cal.geometry.pitch is None and cal.camera is None
+
+
+def test_the_photos_body_balance_round_trips_and_older_files_load_without_it(tmp_path: Path) -> None:
+    cal = _full()
+    gains = np.array([0.5, 1.3, 1.2])
+    with_gains = dataclasses.replace(cal, prototypes=dataclasses.replace(cal.prototypes, body_gains=gains))
+    save(with_gains, tmp_path / "cal.json")
+    back = load(tmp_path / "cal.json").prototypes.body_gains
+    assert back is not None and np.allclose(back, gains)
+    save(cal, tmp_path / "old.json")
+    assert "body_gains" not in json.loads((tmp_path / "old.json").read_text())["prototypes"]
+    assert load(tmp_path / "old.json").prototypes.body_gains is None

@@ -399,3 +399,23 @@ def test_a_rounded_corner_is_one_misfit_in_the_shape_fit() -> None:
     # points half way between the axes' eightfold peaks: the signed value is nought, the size all there is
     assert fit("starburst", size, np.pi / 2) < 0.1
     assert fit("starburst", size - 3 * spread, np.pi / 2) == pytest.approx(3.0, abs=0.1)
+
+
+def test_a_calibrated_reader_names_colours_under_the_photos_body_balance() -> None:
+    """A calibration's ``body_gains`` (the light as its photo's tile bodies showed it) take the place of
+    the frame's own bodies' balance (its colours were learned under them) while the frame's lies near
+    them; a frame whose bodies say the light has changed (a warm lamp after a daylight calibration) is
+    named under its own, as without them."""
+    tiles = [Tile(c, "square") for c in tileset("classic").colours]
+    measured = measure(_patches(tiles, "classic"))
+    base = default_prototypes(tileset("classic"))
+    calibrated = dataclasses.replace(base, body_gains=np.ones(3))
+
+    def fits(gains: np.ndarray, prototypes: Any) -> list[float]:
+        return classify(measured, gains, prototypes).colour_fit.tolist()
+
+    near, changed = np.array([1.1, 1.0, 0.9]), np.array([0.5, 1.0, 1.5])
+    assert np.abs(np.log(near)).max() < vision.classify.SAME_LIGHT < np.abs(np.log(changed)).max()
+    assert fits(near, base) != fits(np.ones(3), base)
+    assert fits(near, calibrated) == fits(np.ones(3), calibrated) == fits(np.ones(3), base)
+    assert fits(changed, calibrated) == fits(changed, base)

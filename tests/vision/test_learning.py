@@ -320,3 +320,26 @@ def test_a_shapes_coverage_is_learned_from_the_photo() -> None:
     data["coverages"] = {"oval": 0.3}
     with pytest.raises(ValueError, match=r"p\.json: malformed prototypes .*coverages"):
         Prototypes.from_json(data, where="p.json")
+
+
+def test_colours_are_learned_under_one_balance_of_the_bodies_kept_for_the_reader() -> None:
+    """Calibration keeps the photo's tile-body balance with the colours learned under it
+    (``body_gains``); a refine (an earlier calibration as ``base``) learns under the base's balance, so
+    its colours blend with the ones they were learned beside."""
+    from vision.prototypes import colour_features, white_balance
+
+    measured, known, learned = _learned_from_a_photo("classic", seed=5, light="warm")
+    assert learned.body_gains is not None
+    assert np.allclose(learned.body_gains, white_balance(measured.body))
+    assert default_prototypes(tileset("classic")).body_gains is None
+    other = np.array([0.8, 1.0, 1.2])
+    refined = learn_prototypes(
+        [(measured, known)], tileset=tileset("classic"), base=dataclasses.replace(learned, body_gains=other)
+    )
+    assert refined.body_gains is not None and np.array_equal(refined.body_gains, other)
+    reds = np.array([t.colour == "red" for t in known])
+    under_other = colour_features(measured, other)[reds].mean(axis=0)
+    under_own = colour_features(measured, learned.body_gains)[reds].mean(axis=0)
+    assert np.linalg.norm(refined.colours["red"] - under_other) < np.linalg.norm(
+        refined.colours["red"] - under_own
+    )

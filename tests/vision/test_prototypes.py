@@ -92,3 +92,13 @@ def test_a_lamps_reflection_on_one_tile_does_not_pale_its_colour() -> None:
 def linear_to_srgb(v: np.ndarray) -> np.ndarray:
     v = np.asarray(v, np.float64)
     return np.where(v <= 0.0031308, 12.92 * v, 1.055 * v ** (1 / 2.4) - 0.055)
+
+
+def test_json_round_trip_keeps_a_calibrations_body_balance() -> None:
+    p = dataclasses.replace(default_prototypes(tileset("classic")), body_gains=np.array([0.5, 1.3, 1.2]))
+    back = Prototypes.from_json(p.to_json(), where="p.json")
+    assert back.body_gains is not None and np.allclose(back.body_gains, [0.5, 1.3, 1.2])
+    plain = default_prototypes(tileset("classic")).to_json()
+    assert "body_gains" not in plain and Prototypes.from_json(plain, where="p.json").body_gains is None
+    with pytest.raises(ValueError, match="body_gains"):
+        Prototypes.from_json({**p.to_json(), "body_gains": [0.5, 0.0, 1.2]}, where="p.json")
