@@ -59,7 +59,7 @@ from vision.patches import cut_patches as _cut
 from vision.prototypes import HOLES_BY_COLOUR
 from vision.recut import recut, squared
 from vision.shield_detect import truer_axes
-from vision.shield_probes import Shields, recentred_shields, whole_shields
+from vision.shield_probes import PROBE_LOOKS, Shields, recentred_shields, whole_shields
 from vision.shields import field_colour
 
 #: How many times the cells next to the tiles found so far are probed for tiles the detector missed (a
@@ -436,8 +436,8 @@ def _with_shields(
     patches = _cut(work, guess, axes[rest])
     taken, centre = whole_shields(patches, shields, table, guess, axes[rest])
     # a probe cut off its tile sees its shield off the middle, so not whole: look again centred on it (up
-    # to LOOKS times: a shield cut by the patch's edge shows only part of its offset)
-    for _ in range(LOOKS):
+    # to PROBE_LOOKS times: a shield cut by the patch's edge shows only part of its offset)
+    for _ in range(PROBE_LOOKS):
         again = np.flatnonzero(~taken & (np.abs(centre).max(axis=1) > 0))
         if not len(again):
             break
