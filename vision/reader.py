@@ -32,8 +32,9 @@ from vision.features import Measurements, concat
 from vision.geometry import fit_homography, local_axes
 from vision.lattice import AROUND, Lattice, cell_keys, fit_lattice
 from vision.occlusion import covered_cells
-from vision.occupied import Located, look, occupied, probed
+from vision.occupied import Located, occupied, probed
 from vision.patches import FACE_SPAN, inside_fraction
+from vision.probe_look import look
 from vision.prototypes import Prototypes, default_prototypes, white_balance
 from vision.reading import Reading, ReadTile, Uncertain
 from vision.rejoin import rejoined, seen

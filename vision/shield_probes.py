@@ -1,8 +1,8 @@
 """Herkle's probes: which cells a probe takes although their paint does not stand out as a symbol's does
-(:func:`vision.occupied.look`), because they hold a whole shield of the frame's form (:func:`whole_shields`):
-with a black ordinary on it, or a lit one ringed by the tile body, its faint paint taken only where the
-shield is lit as the detector's shields around it are (:func:`in_its_light`). :mod:`vision.occupied`
-probes with them; :mod:`vision.shields` sees the shields.
+(:func:`vision.probe_look.look`), because they hold a whole shield of the frame's form
+(:func:`whole_shields`): with a black ordinary on it, or a lit one ringed by the tile body, its faint paint
+taken only where the shield is lit as the detector's shields around it are (:func:`in_its_light`).
+:mod:`vision.occupied` probes with them; :mod:`vision.shields` sees the shields.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ NEIGHBOURS = 1.5
 #: shield seen, in a patch this many cells wide (a shield seen larger than its cell then lies inside the
 #: window its lit field is read in; the shield's outline and silhouette are read at the shield's own size,
 #: whatever the patch's), up to RELOOKS times, and kept within MOVE cells of where it was first looked
-#: at (as a probe's symbol, :data:`vision.occupied.RECENTRE`). On the rendered set (seed 31), a patch one
+#: at (as a probe's symbol, :data:`vision.probe_look.RECENTRE`). On the rendered set (seed 31), a patch one
 #: cell wide found 43 of 96 shields whole again, 1.1 cells 66 of them.
 SPAN = 1.1
 RELOOKS = 2
@@ -56,7 +56,7 @@ def whole_shields(
     patches: np.ndarray, shields: Shields, table: np.ndarray | None, centres: np.ndarray, axes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which Herkle patches (N, S, S, 3), cut at ``centres`` (N, 2) in ``axes`` (N, 2, 2), a probe takes
-    although :func:`vision.occupied.look` refused them, and where the shield seen in each lies (N, 2)
+    although :func:`vision.probe_look.look` refused them, and where the shield seen in each lies (N, 2)
     (:attr:`vision.shields.ShieldView.centre`, 0 where nothing is lit). Every one holds a whole
     shield of the frame's field colour, size and form in its middle (:func:`vision.shields.view_shields`,
     seen with the ``shields`` the detector found, which set the size), and
@@ -64,7 +64,7 @@ def whole_shields(
     - a black ordinary is on it (:func:`vision.shields.black`) and the patch's frame is dark or the
       shield is ringed by the body's dark rim (:data:`vision.shields.RING_DARK`): a black ordinary is
       darker than the field it splits, so the paint seen is the grey field only, a symbol too large and
-      too faint for :func:`vision.occupied.look`, and the frame past a shield that fills its face lies
+      too faint for :func:`vision.probe_look.look`, and the frame past a shield that fills its face lies
       on the body's thin rim and the table past it, lit where the table is light; or
     - its paint stands out from the body as a tile's does, the shield is ringed by the body's dark rim
       and its ordinary is not the ``table``'s colour: the paint's

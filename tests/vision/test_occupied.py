@@ -12,7 +12,7 @@ import pytest
 import vision.geometry
 import vision.lattice
 from table import tileset
-from vision import occupied, paint_checks, read_table, shield_probes
+from vision import occupied, paint_checks, probe_look, read_table, shield_probes
 from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import foreshortened, local_axes
@@ -49,7 +49,7 @@ def test_a_probe_recentres_on_a_symbol_off_its_predicted_cell(monkeypatch: pytes
     assert seamed.right == seamed.tiles and seamed.wrong == seamed.extra == 0
     monkeypatch.setattr(vision.lattice, "without_seams", lambda *_: None)
     twice = score_frame(read_table(out.image, tileset=tileset("classic")), out.truth, layout=None, where="r")
-    monkeypatch.setattr(occupied, "LOOKS", 1)
+    monkeypatch.setattr(probe_look, "LOOKS", 1)
     once = score_frame(read_table(out.image, tileset=tileset("classic")), out.truth, layout=None, where="r")
     assert twice.wrong == twice.extra == 0
     assert twice.right >= once.right + 2, (twice.summary(), once.summary())
@@ -217,7 +217,7 @@ def test_paint_faint_at_a_probes_first_look_is_not_taken_on_a_candidate_left_out
         np.array(FELT, float),
     )
     for left_out, taken in ((None, 0), (np.zeros((0, 2)), 1), (np.array([[141.0, 139.0]]), 0)):
-        rows = occupied.look(work, at, axes, table=table, least=paint_checks.FAINT, left_out=left_out)[0]
+        rows = probe_look.look(work, at, axes, table=table, least=paint_checks.FAINT, left_out=left_out)[0]
         assert len(rows) == taken, left_out
 
 
@@ -449,7 +449,11 @@ def test_a_probe_takes_a_symbol_whose_frame_shows_the_table_under_a_steep_camera
     # under a 35° camera a probe's patch reaches past the tile's body onto the table along the lean, so
     # its frame is not dark; a whole symbol ringed by the body, not of the table's colour, is still a tile
     taken, framed = _steep_with_and_without(
-        monkeypatch, 5, 20, "occupied._unframed", lambda patches, p, among, table: np.zeros(len(among), bool)
+        monkeypatch,
+        5,
+        20,
+        "probe_look._unframed",
+        lambda patches, p, among, table: np.zeros(len(among), bool),
     )
     assert taken.right == taken.tiles and taken.wrong == taken.extra == 0, taken.summary()
     assert framed.right < taken.right, (framed.summary(), taken.summary())
@@ -525,7 +529,7 @@ def test_cube_probes_take_the_cubes_across_a_seam(monkeypatch: pytest.MonkeyPatc
     out = render(random_scene(seed=13, variant="cubes", size=(600, 800), tiles=30, **CUBE_SEAMS))
     across = score_frame(read_table(out.image, tileset=tileset("cubes")), out.truth, layout=None, where="r")
     monkeypatch.setattr(
-        occupied, "_away", lambda cells, probe, axes, steady: np.zeros((len(probe), 2), np.int64)
+        occupied, "away_from", lambda cells, probe, axes, steady: np.zeros((len(probe), 2), np.int64)
     )
     short = score_frame(read_table(out.image, tileset=tileset("cubes")), out.truth, layout=None, where="r")
     assert across.wrong == across.extra == short.wrong == short.extra == 0
@@ -537,10 +541,10 @@ def test_a_probe_steps_away_from_the_tiles_beside_it_only_where_they_lie_on_one_
     probe = np.array([[1, 0], [0, 2], [-1, 1], [1, 1], [5, 5]])
     axes = np.repeat(np.eye(2)[None] * 40.0, len(probe), axis=0)
     steady = np.ones(len(probe), bool)
-    away = occupied._away(cells, probe, axes, steady)
+    away = probe_look.away_from(cells, probe, axes, steady)
     # (1, 1) has tiles beside it above and below: no step away along the rows
     assert away.tolist() == [[1, 0], [0, 1], [-1, 0], [0, 0], [0, 0]]
     # not where the tiles around it are off the grid, nor under a camera leaning 30 degrees or more
-    assert not occupied._away(cells, probe, axes, ~steady).any()
+    assert not probe_look.away_from(cells, probe, axes, ~steady).any()
     leaning = axes * np.array([[1.0], [0.8]])[None]
-    assert not occupied._away(cells, probe, leaning, steady).any()
+    assert not probe_look.away_from(cells, probe, leaning, steady).any()
