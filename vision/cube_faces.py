@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vision.classify import name_shapes
 from vision.geometry import local_axes
 from vision.lattice import AROUND, among
 from vision.paint_checks import (
@@ -31,14 +32,28 @@ from vision.paint_checks import (
 
 if TYPE_CHECKING:
     from vision.occupied import Located
+    from vision.prototypes import Prototypes
+
+#: The shapes the table framed by four flat tiles' bodies passes for: a blunt square, which blur rounds
+#: towards a circle (a hole under a camera leaning 35 degrees, in dim light on green felt, was named a
+#: circle at 0.998, fit 4.7).
+HOLE_LIKE = ("square", "circle")
+#: A hole's cell among flat tiles is kept where the edition's shapes name its symbol a shape not HOLE_LIKE
+#: with this confidence at least (the reader's own cut, :data:`vision.reader.MIN_CONFIDENCE`) ...
+SPARED_SHAPE = 0.6
+#: ... and fitting it within this many spreads (the reader's :data:`vision.reader.MAX_FIT`).
+SPARED_FIT = 5.0
 
 
-def without_holes(located: Located) -> Located:
+def without_holes(located: Located, *, shapes: Prototypes | None = None) -> Located:
     """``located`` without the cells ringed by four tiles whose paint is the table's own colour (within
     HOLE_CHROMA): among Qwirkle Cubes, a hole in the layout is a well walled by the neighbours' dark
     sides, and the table at its bottom is a square framed in black, which passes every test a symbol on
     its body does; so does the table framed by four flat tiles' bodies. (Not on Connect's printed board,
-    whose white squares lie as close to its white tiles' measured paint.)"""
+    whose white squares lie as close to its white tiles' measured paint.) Given the edition's ``shapes``
+    (flat tiles), a cell whose symbol these name with confidence (SPARED_SHAPE, SPARED_FIT) a shape the
+    table framed by four bodies does not pass for (HOLE_LIKE: a blunt square, or one blurred round) is
+    kept: a tile of the table's colour (green on green felt) shows its own shape."""
     table = table_colour(located.work, located.lattice, located.cells)
     if table is None:
         return located
@@ -48,6 +63,14 @@ def without_holes(located: Located) -> Located:
     # the dark ring round a hole is its four neighbours' bodies
     sides = (located.cells[hole][:, None, :] + AROUND[None, :4]).reshape(-1, 2)
     hole[hole] = among(sides, located.cells).reshape(-1, 4).all(axis=1)
+    if shapes is not None and hole.any():
+        named, confidence, fit = name_shapes(located.measured.take(hole), shapes)
+        other = (
+            np.array([name not in HOLE_LIKE for name in named])
+            & (confidence >= SPARED_SHAPE)
+            & (fit <= SPARED_FIT)
+        )
+        hole[np.flatnonzero(hole)[other]] = False
     return located.take(~hole) if hole.any() else located
 
 

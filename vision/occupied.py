@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from table import tileset as edition
 from vision.cube_faces import without_holes, without_side_faces
 from vision.detect import Blobs
 from vision.features import MAX_REACH, Measurements, Presence, concat, measure, presence
@@ -51,7 +52,7 @@ from vision.paint_checks import (
 )
 from vision.patches import cut_patches as _cut
 from vision.probe_look import RECENTRE, away_from, look, within_cells
-from vision.prototypes import HOLES_BY_COLOUR
+from vision.prototypes import HOLES_BY_COLOUR, default_prototypes
 from vision.recut import recut, squared
 from vision.shield_detect import truer_axes
 from vision.shield_probes import PROBE_LOOKS, Shields, recentred_shields, whole_shields
@@ -167,7 +168,10 @@ def occupied(
     # a hole in a layout of flat tiles too shows the table framed by its four neighbours' bodies: on three
     # rendered sets (colour-blind, tilt 20° and 35°, seed 31) 97 of 106 such holes had paint as close to the
     # table's, and 1 of 655 tiles ringed by four others (a green starburst on green felt in dim light)
-    return without_holes(located) if tileset in HOLES_BY_COLOUR else located
+    if tileset not in HOLES_BY_COLOUR:
+        return located
+    # a tile of the table's own colour (green on green felt) shows its own shape, the table a blunt square
+    return without_holes(located, shapes=default_prototypes(edition(tileset)))
 
 
 def _shields_recentred(located: Located, cut: np.ndarray) -> Located:

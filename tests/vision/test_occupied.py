@@ -12,7 +12,7 @@ import pytest
 import vision.geometry
 import vision.lattice
 from table import tileset
-from vision import occupied, paint_checks, probe_look, read_table, shield_probes
+from vision import cube_faces, occupied, paint_checks, probe_look, read_table, render_tiles, shield_probes
 from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import foreshortened, local_axes
@@ -548,3 +548,23 @@ def test_a_probe_steps_away_from_the_tiles_beside_it_only_where_they_lie_on_one_
     assert not probe_look.away_from(cells, probe, axes, ~steady).any()
     leaning = axes * np.array([[1.0], [0.8]])[None]
     assert not probe_look.away_from(cells, probe, leaning, steady).any()
+
+
+@pytest.mark.parametrize("edition", ["classic", "colour-blind"])
+def test_a_flat_tile_of_the_tables_colour_is_no_hole_where_it_shows_its_shape(
+    edition: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # nine flat tiles on green felt, the middle one a criss-cross painted the felt's green: its paint is
+    # the table's colour and four tiles ring it, as round a hole, but it shows a criss-cross, not the blunt
+    # square the table framed by four bodies shows: a tile
+    def cross(work: np.ndarray, y: int, x: int) -> None:
+        # (the colour-blind edition paints its symbols fatter, round its inner mark)
+        fat = edition == "colour-blind"
+        mask = render_tiles.fill_mask(render_tiles.symbol_polygons("criss-cross", fat=fat), 30) > 0.5
+        work[y - 15 : y + 15, x - 15 : x + 15][mask] = FELT
+
+    found, middle = _nine_on_felt(cross, half=20, area=400.0, tileset=edition)
+    assert middle.sum() == 1 and len(found.cells) == 9
+    monkeypatch.setattr(cube_faces, "SPARED_SHAPE", 1.1)  # no shape is named so surely: dropped as a hole
+    found, middle = _nine_on_felt(cross, half=20, area=400.0, tileset=edition)
+    assert middle.sum() == 0 and len(found.cells) == 8
