@@ -38,11 +38,6 @@ if TYPE_CHECKING:
 #: towards a circle (a hole under a camera leaning 35 degrees, in dim light on green felt, was named a
 #: circle at 0.998, fit 4.7).
 HOLE_LIKE = ("square", "circle")
-#: A hole's cell among flat tiles is kept where the edition's shapes name its symbol a shape not HOLE_LIKE
-#: with this confidence at least (the reader's own cut, :data:`vision.reader.MIN_CONFIDENCE`) ...
-SPARED_SHAPE = 0.6
-#: ... and fitting it within this many spreads (the reader's :data:`vision.reader.MAX_FIT`).
-SPARED_FIT = 5.0
 
 
 def without_holes(located: Located, *, shapes: Prototypes | None = None) -> Located:
@@ -51,7 +46,8 @@ def without_holes(located: Located, *, shapes: Prototypes | None = None) -> Loca
     sides, and the table at its bottom is a square framed in black, which passes every test a symbol on
     its body does; so does the table framed by four flat tiles' bodies. (Not on Connect's printed board,
     whose white squares lie as close to its white tiles' measured paint.) Given the edition's ``shapes``
-    (flat tiles), a cell whose symbol these name with confidence (SPARED_SHAPE, SPARED_FIT) a shape the
+    (flat tiles), a cell whose symbol these name as the reader would name a tile (with its confidence and
+    fit cuts, :data:`vision.reader.MIN_CONFIDENCE` and :data:`vision.reader.MAX_FIT`) a shape the
     table framed by four bodies does not pass for (HOLE_LIKE: a blunt square, or one blurred round) is
     kept: a tile of the table's colour (green on green felt) shows its own shape."""
     table = table_colour(located.work, located.lattice, located.cells)
@@ -64,11 +60,13 @@ def without_holes(located: Located, *, shapes: Prototypes | None = None) -> Loca
     sides = (located.cells[hole][:, None, :] + AROUND[None, :4]).reshape(-1, 2)
     hole[hole] = among(sides, located.cells).reshape(-1, 4).all(axis=1)
     if shapes is not None and hole.any():
+        from vision.reader import MAX_FIT, MIN_CONFIDENCE  # the reader's own cuts (it imports this module)
+
         named, confidence, fit = name_shapes(located.measured.take(hole), shapes)
         other = (
             np.array([name not in HOLE_LIKE for name in named])
-            & (confidence >= SPARED_SHAPE)
-            & (fit <= SPARED_FIT)
+            & (confidence >= MIN_CONFIDENCE)
+            & (fit <= MAX_FIT)
         )
         hole[np.flatnonzero(hole)[other]] = False
     return located.take(~hole) if hole.any() else located

@@ -137,10 +137,14 @@ def local_axes(h: np.ndarray, cell: np.ndarray) -> np.ndarray:
     return np.stack([down, right], axis=-2)
 
 
+def cell_steps(points: np.ndarray, targets: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """The step (N, 2) in cells from each target (N, 2) to its point (N, 2), along its axes (N, 2, 2)."""
+    return np.asarray(np.linalg.solve(axes.transpose(0, 2, 1), (points - targets)[..., None])[..., 0])
+
+
 def cells_off(points: np.ndarray, targets: np.ndarray, axes: np.ndarray) -> np.ndarray:
     """Cells (N,) from each point (N, 2) to its target (N, 2), along the farther of its axes (N, 2, 2)."""
-    steps = np.linalg.solve(axes.transpose(0, 2, 1), (points - targets)[..., None])[..., 0]
-    return chessboard(steps)
+    return chessboard(cell_steps(points, targets, axes))
 
 
 #: A narrow layout's homography is refitted (:func:`foreshortened`) through at least this many tiles

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.features import Measurements, Presence, measure, presence
-from vision.geometry import cells_off
+from vision.geometry import cell_steps, cells_off
 from vision.paint_checks import MIN_CONTRAST, SIDE_TILT, pure, unlike, whole
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
@@ -215,8 +215,7 @@ def _beyond_seam(points: np.ndarray, predicted: np.ndarray, axes: np.ndarray, aw
     pulled apart along a row or column puts the cubes beyond the seam further than one step, never nearer
     (cubes do not overlap), so the probe there sees its cube off its cell's middle, away from the tiles
     it came from, and the tiles beyond are found from it."""
-    inverse = np.linalg.inv(axes.transpose(0, 2, 1))  # image step -> cell step
-    off = np.einsum("nij,nj->ni", inverse, points - predicted)  # (N, 2) cells
+    off = cell_steps(points, predicted, axes)
     along = off * away
     across = (away == 0) & (np.abs(off) < RECENTRE)
     seam = (away != 0) & (along >= RECENTRE) & (along < SEAM)

@@ -11,8 +11,9 @@ import pytest
 
 import vision.geometry
 import vision.lattice
+import vision.reader
 from table import tileset
-from vision import cube_faces, occupied, paint_checks, probe_look, read_table, render_tiles, shield_probes
+from vision import occupied, paint_checks, probe_look, read_table, render_tiles, shield_probes
 from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import foreshortened, local_axes
@@ -565,6 +566,8 @@ def test_a_flat_tile_of_the_tables_colour_is_no_hole_where_it_shows_its_shape(
 
     found, middle = _nine_on_felt(cross, half=20, area=400.0, tileset=edition)
     assert middle.sum() == 1 and len(found.cells) == 9
-    monkeypatch.setattr(cube_faces, "SPARED_SHAPE", 1.1)  # no shape is named so surely: dropped as a hole
+    monkeypatch.setattr(
+        vision.reader, "MIN_CONFIDENCE", 1.1
+    )  # no shape is named so surely: dropped as a hole
     found, middle = _nine_on_felt(cross, half=20, area=400.0, tileset=edition)
     assert middle.sum() == 0 and len(found.cells) == 8
