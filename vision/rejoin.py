@@ -26,7 +26,10 @@ why a shift the rules alone allow must still be a clear step in the photo.
 
 A part the rules cannot place that lies far from every read tile (beyond a hand it touches none) joins
 where it and the read tiles clearly lie on one grid (:func:`_rigid_cells`): read with its probes, against
-the read tiles with theirs, the far groups' fit holds more points than the grid's candidates alone did.
+the read tiles with theirs, the far groups' fit holds more points than the grid's candidates alone did. A
+nearer one (between a hand's fingers) joins only where one shift alone fits at all, and only where its
+tiles then break no line, among themselves or with the read tiles (the photo alone placed it: the rules
+must not contradict it).
 
 A reading is a record of what lies on the table, illegal plays included: the rules only choose between
 places the photo cannot tell apart, and never move or drop a tile the grid placed.
@@ -49,7 +52,7 @@ from vision.joins import FAR, FAR_GROUP
 from vision.lattice import fit_lattice
 from vision.occupied import Located, occupied
 from vision.prototypes import Prototypes, white_balance
-from vision.shifts import rigid_shift
+from vision.shifts import only_shift, rigid_shift
 
 #: At most this many groups are tried.
 PARTS = 6
@@ -144,7 +147,7 @@ def rejoined(
         if cells is None and tileset != "herkle":
             # not Herkle: its tiles lie where their own grids put them, and a part's own grid across a
             # seam put a whole part a cell off there (the rendered Herkle set gained no tile by it)
-            cells = _rigid_cells(located, side, part, at)
+            cells = _rigid_cells(located, side, part, part_named, at)
         if cells is None:
             continue
         parts.append(replace(part, cells=cells))
@@ -209,14 +212,19 @@ def _joined_cells(
     return cells if "broken" in told or err <= CLOSE else None
 
 
-def _rigid_cells(located: Located, side: Side, part: Located, at: np.ndarray) -> np.ndarray | None:
-    """The part's cells in the reading's grid where it and the read tiles clearly lie on one grid
-    (:func:`vision.shifts.rigid_shift`, no fallback to the map's prediction), or None: for a part of
-    FAR_GROUP tiles or more that the rules could not place, lying further than FAR cells from every read
-    tile (beyond a hand it touches none; a nearer group left out had two shifts fitting about as well, and
-    the likelihood does not tell those: seams are real gaps). The grid left it out as a group of
-    candidates alone; read now, the probes have added tiles on both sides of the gap, so the fit holds
-    more points and extrapolates less far."""
+def _rigid_cells(
+    located: Located, side: Side, part: Located, named: Named, at: np.ndarray
+) -> np.ndarray | None:
+    """The part's cells in the reading's grid where it and the read tiles clearly lie on one grid, or
+    None, for a part of FAR_GROUP tiles or more that the rules could not place. The grid left it out as a
+    group of candidates alone; read now, the probes have added tiles on both sides of the gap, so the fit
+    holds more points and extrapolates less far. A part further than FAR cells from every read tile
+    (beyond a hand it touches none) joins at the shift :func:`vision.shifts.rigid_shift` finds (no
+    fallback to the map's prediction). A nearer part joins only at the one shift of the nine that fits at
+    all, every other leaving a point RIGID_OTHER off (:func:`vision.shifts.only_shift`): a near group the
+    grid left out had two shifts fitting about as well, and the likelihood does not tell those (seams are
+    real gaps), but the read tiles on both sides of a hand's fingers can leave one shift only; there its
+    tiles must break no line (:func:`_breaks`)."""
     turn = _turn(located, part)
     if turn is None or len(part.cells) < FAR_GROUP:
         return None
@@ -224,18 +232,43 @@ def _rigid_cells(located: Located, side: Side, part: Located, at: np.ndarray) ->
     if len(keys) < MAPPED:
         return None  # a homography through fewer read tiles bends to take the part a cell off
     placed = np.array([side.at[side.index[k]] for k in side.index])
-    if distances(placed, at).min() <= FAR * located.lattice.pitch:
-        return None
     own = part.cells @ turn.T
     frac = located.lattice.cell_of(at) - own
-    # the fit's shift must be one of the nine around the map's prediction, and the one the part's own
-    # points fit best: a part's own grid and probes can carry a tile a cell off, which a fit through
-    # every point absorbs
-    shift = rigid_shift(placed, keys, at, own, frac, fallback=False, recentre=0, own_best=True)
+    if distances(placed, at).min() <= FAR * located.lattice.pitch:
+        shift = only_shift(placed, keys, at, own, frac)
+        if shift is not None and _breaks(side, own + shift, named):
+            return None
+    else:
+        # the fit's shift must be one of the nine around the map's prediction, and the one the part's own
+        # points fit best: a part's own grid and probes can carry a tile a cell off, which a fit through
+        # every point absorbs
+        shift = rigid_shift(placed, keys, at, own, frac, fallback=False, recentre=0, own_best=True)
     if shift is None:
         return None
     cells = own + shift
     return None if any((int(r), int(c)) in side.index for r, c in cells) else cells
+
+
+def _breaks(side: Side, cells: np.ndarray, named: Named) -> bool:
+    """Whether the part's tiles at ``cells`` (their names ``named``) break a line, among themselves or with
+    the read tiles: where the photo alone places a part, the rules must not contradict it (a shift a cell
+    off, or a tile of the part misnamed). As in :func:`_verdict`, a line broken only through tiles not named
+    with confidence does not count."""
+    part = {(int(r), int(c)): _tile(named, k) for k, (r, c) in enumerate(cells)}
+    named_part = {k: t for k, t in part.items() if t is not None}
+    return _broken({**side.tiles, **part}, part) and _broken({**side.tiles, **named_part}, named_part)
+
+
+def _broken(both: dict[tuple[int, int], Tile | None], part: Collection[tuple[int, int]]) -> bool:
+    """Whether a run through a cell of ``part`` (walking the cells of ``both``, named or not) holds tiles
+    named with confidence that make no valid line."""
+    for cell in part:
+        for axis in AXES:
+            run = line_through(both, cell, axis)  # type: ignore[arg-type]
+            sure = [t for k in run if (t := both[k]) is not None]
+            if len(sure) > 1 and not line_ok(sure):
+                return True
+    return False
 
 
 def _beside(h: np.ndarray, side: Side, at: np.ndarray, keys: list[tuple[int, int]]) -> float | None:

@@ -150,6 +150,23 @@ def rigid_shift(
     return np.asarray(middle, np.int64) if fits and np.abs(off).max() <= FAR_OFF_GRID and not rivals else None
 
 
+def only_shift(
+    pts: np.ndarray, cells: np.ndarray, group_pts: np.ndarray, group_cells: np.ndarray, frac: np.ndarray
+) -> np.ndarray | None:
+    """The one shift of a group, of the whole shift nearest the prediction ``frac`` and the eight around it,
+    at which it and the placed points lie on one grid, or None: a homography fitted through all the points
+    leaves every point within RIGID_FIT of its cell there, the group's own points fit it best of the nine,
+    and every other shift leaves some point RIGID_OTHER off (no second shift a candidate at all, stricter
+    than :func:`rigid_shift`'s clear fit: for a group near the placed points, where the map carries)."""
+    options = [np.round(median(frac)) + step for step in _AROUND]
+    every, own, _ = _misfits(pts, cells, group_pts, group_cells, options)
+    best = int(np.argmin(every))
+    others = min(m for k, m in enumerate(every) if k != best)
+    if every[best] <= RIGID_FIT and others >= RIGID_OTHER and own[best] <= min(own):
+        return np.asarray(options[best], np.int64)
+    return None
+
+
 def _clear_fit(
     options: list[np.ndarray],
     every: list[float],

@@ -12,8 +12,9 @@ import pytest
 from calibration.lighting import SHIFTS, shift_light
 from table import Board, Tile, tileset
 from vision import lattice, reader, rejoin, shield_detect
+from vision.classify import Named
 from vision.evaluate import Tally, score_frame
-from vision.rejoin import Side, _verdict
+from vision.rejoin import Side, _breaks, _verdict
 from vision.render import Rendered, random_scene, render
 from vision.render_dataset import frame_seed, game_scenes
 
@@ -60,6 +61,36 @@ def test_a_line_joined_only_through_a_cell_not_named_breaks_nothing() -> None:
     assert _verdict(side, part) == "valid"
     # a line that breaks without that cell still breaks
     assert _verdict(side, {(0, 3): None, (0, 4): Tile("red", "square")}) == "broken"
+
+
+def _named(tiles: list[Tile], confidence: float = 0.9) -> Named:
+    n = len(tiles)
+    return Named(
+        [t.colour for t in tiles],
+        [t.shape for t in tiles],
+        np.full(n, confidence),
+        np.full(n, confidence),
+        np.zeros(n),
+        np.zeros(n),
+    )
+
+
+def test_a_part_placed_by_the_photo_alone_must_keep_the_rules() -> None:
+    side = _side("Ro Rx Rs")
+    # two rows below the read tiles, touching none: a part whose own row holds a blue clover twice (a
+    # tile misnamed) breaks the rules wherever it goes; one whose row holds valid lines breaks nothing
+    cells = np.array([[2, 0], [2, 1], [2, 2]])
+    twice = [Tile("blue", "clover"), Tile("blue", "starburst"), Tile("blue", "clover")]
+    assert _breaks(side, cells, _named(twice))
+    assert not _breaks(
+        side, cells, _named([Tile("blue", "clover"), Tile("blue", "starburst"), Tile("blue", "square")])
+    )
+    # named without confidence, the same tiles judge nothing
+    assert not _breaks(side, cells, _named(twice, confidence=0.3))
+    # beside the read tiles, a part breaks the lines it forms with them
+    assert _breaks(
+        side, np.array([[1, 0], [1, 1]]), _named([Tile("blue", "diamond"), Tile("blue", "clover")])
+    )
 
 
 @cache
@@ -150,3 +181,30 @@ def test_a_far_group_beyond_a_hand_joins_where_it_and_the_read_tiles_lie_on_one_
     alone = _score(out)
     assert joined.right >= alone.right + 8, (joined.summary(), alone.summary())
     assert joined.wrong + joined.extra <= alone.wrong + alone.extra
+
+
+def test_a_part_between_a_hands_fingers_joins_at_the_one_shift_that_fits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # frame 174 of the rendered set with a hand in every frame (seed 31): fingers lie between a part of 5
+    # tiles and the read tiles, two cells away, and the rules cannot place it. Read with its probes, one
+    # shift fits (every point within 0.04 of a cell of its cell, every other shift leaving one 0.34 off);
+    # 4 of its tiles are then read right
+    out = render(random_scene(seed=frame_seed(31, 174), variant="classic", size=(768, 1024), hand=1.0))
+    joined = _score(out)
+    monkeypatch.setattr(rejoin, "only_shift", lambda *_: None)
+    alone = _score(out)
+    assert joined.right >= alone.right + 4, (joined.summary(), alone.summary())
+    assert joined.wrong + joined.extra <= alone.wrong + alone.extra
+
+
+def test_a_part_between_fingers_whose_tiles_break_a_line_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # frame 86 of a rendered set seeded 232 with a hand in every frame (blurred, 33 px a tile): one shift
+    # alone fits a part of 5 tiles between the fingers, but it names a blurred blue diamond a clover, and its
+    # row then holds two blue clovers. Joined, that tile would be a wrong one; left out, nothing is wrong
+    out = render(random_scene(seed=frame_seed(232, 86), variant="classic", size=(768, 1024), hand=1.0))
+    kept = _score(out)
+    monkeypatch.setattr(rejoin, "_breaks", lambda *_: False)
+    joined = _score(out)
+    assert joined.wrong + joined.extra > kept.wrong + kept.extra, (joined.summary(), kept.summary())
+    assert joined.right > kept.right  # the part itself lay where the photo put it

@@ -13,7 +13,7 @@ from vision.evaluate import score_frame
 from vision.geometry import apply_homography
 from vision.render import random_scene, render
 from vision.render_dataset import frame_seed
-from vision.shifts import checked_shift, near_shift, rigid_shift
+from vision.shifts import checked_shift, near_shift, only_shift, rigid_shift
 
 
 def _points(cells: list[tuple[float, float]], *, angle: float, pitch: float, skew: float = 0.0) -> np.ndarray:
@@ -308,3 +308,19 @@ def test_a_shift_the_groups_own_points_do_not_fit_best_does_not_join_where_own_b
         0,
         0,
     ]
+
+
+@pytest.mark.parametrize("guess", [5.3, 5.6, 4.7])
+def test_a_near_group_one_shift_alone_fits_takes_it(guess: float) -> None:
+    # the group lies on the block's grid at column 5: wherever the map puts it within half a cell of a
+    # neighbouring shift, that shift alone fits
+    pts, cells, group_pts, group_cells = _block_and_group(5.0)[0]
+    frac = np.array([0.0, guess]) + np.zeros((len(group_cells), 2))
+    assert _listed(only_shift(pts, cells, group_pts, group_cells, frac)) == [0, 5]
+
+
+@pytest.mark.parametrize("offset", [5.3, 5.5])
+def test_a_near_group_two_shifts_fit_is_left_out(offset: float) -> None:
+    pts, cells, group_pts, group_cells = _block_and_group(offset)[0]
+    frac = np.array([0.0, offset]) + np.zeros((len(group_cells), 2))
+    assert only_shift(pts, cells, group_pts, group_cells, frac) is None
