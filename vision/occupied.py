@@ -40,7 +40,7 @@ import numpy as np
 from table import tileset as edition
 from vision.cube_faces import without_holes, without_side_faces
 from vision.detect import Blobs
-from vision.features import MAX_REACH, Measurements, Presence, concat, measure, presence
+from vision.features import MAX_REACH, RIM_DARK, Measurements, Presence, concat, measure, presence
 from vision.geometry import cells_off, distances, foreshortened, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.paint_checks import (
@@ -51,7 +51,7 @@ from vision.paint_checks import (
     whole,
 )
 from vision.patches import cut_patches as _cut
-from vision.probe_look import RECENTRE, away_from, look, within_cells
+from vision.probe_look import RECENTRE, away_from, look, past_table, within_cells
 from vision.prototypes import HOLES_BY_COLOUR, default_prototypes
 from vision.recut import recut, squared
 from vision.shield_detect import truer_axes
@@ -131,10 +131,17 @@ def occupied(
     held = None  # whether the grid holds the tiles kept (:func:`_held`), while known
     if tileset != "herkle":
         held = _held(cutting, cells[keep], centres[keep])
-        faint = _faint(work, cutting, cells[keep], patches, p, strong=keep) if held else None
-        if faint is not None and faint.any():
-            keep |= faint
-            held = None
+        if held:
+            strong = keep.copy()
+            keep |= _faint(work, cutting, cells[strong], patches, p, strong=strong)
+            # (not among cubes: a leaning cube's side face and its neighbour's top)
+            if tileset != "cubes":
+                past = _table_painted_out(work, cutting, cells[strong], patches, p, strong=keep)
+                if past.any():
+                    p = p.with_rows(np.flatnonzero(past), presence(patches[past]))
+                    keep |= past
+            if (keep != strong).any():
+                held = None
     located = Located(
         work,
         scale,
@@ -209,6 +216,30 @@ def _faint(
     m = measure(patches[faint], p.take(faint))
     faint[faint] = whole(m) & unlike(m.paint, table)
     return faint
+
+
+def _table_painted_out(
+    work: np.ndarray,
+    lattice: Lattice,
+    cells: np.ndarray,
+    patches: np.ndarray,
+    p: Presence,
+    *,
+    strong: np.ndarray,
+) -> np.ndarray:
+    """Which detector candidates (their patches (N, S, S, 3) and :func:`presence` ``p``) not ``strong``
+    (N,) hold a tile once the table seen past its body is painted out (:func:`vision.probe_look.past_table`:
+    on a light table, a tile at the layout's edge shows the table in the band its body's darkness is read
+    in, and its paint then stands out less than MIN_CONTRAST); the table's colour is read around the
+    tiles of ``cells`` (K, 2). The patches of those taken are replaced, in place, by their copies without
+    the table."""
+    among = np.asarray(~strong & (p.frame <= 0.5) & (p.rim > RIM_DARK))  # (past_table's own first test)
+    if not among.any():
+        return among
+    table = table_colour(work, lattice, cells)
+    if table is None:
+        return np.zeros_like(among)
+    return past_table(patches, p, among, table, MIN_CONTRAST)
 
 
 def _held(lattice: Lattice, cells: np.ndarray, centres: np.ndarray) -> bool:

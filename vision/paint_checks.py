@@ -12,6 +12,7 @@ from vision.features import Measurements
 from vision.geometry import local_axes
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.outline import asymmetry, harmonics
+from vision.patch_masks import patch_grid
 from vision.patches import cut_patches as _cut
 
 #: Paint whose chromaticity (B, G, R over their sum) lies within this of the table's is taken for the
@@ -21,6 +22,9 @@ TABLE_CHROMA = 0.1
 #: layout (on the rendered Cubes set such holes lie within 0.03 of the table, differing by shading only,
 #: while 1 in 5,956 right tiles lies this close).
 HOLE_CHROMA = 0.05
+#: A probe's patch shows the table past a tile's body only in a band this many cells wide along its edge
+#: (a tile at the layout's corner, smaller than its cell or a little off the probe's middle).
+PAST = 0.125
 #: A patch whose paint stands out less than this from its body holds no tile...
 MIN_CONTRAST = 0.7
 #: ...unless its paint stands out more than this, shows a whole symbol and is not the table's colour, in a
@@ -78,12 +82,40 @@ def unlike(paint: np.ndarray, table: np.ndarray) -> np.ndarray:
 
 
 def pure(patches: np.ndarray, paint: np.ndarray) -> np.ndarray:
-    """Which patches (N, S, S, 3) show their measured ``paint`` (N, 3) BGR in the symbol's middle (the
-    middle quarter of the patch's side each way; chromaticities within TABLE_CHROMA): a frame lit by a
-    neighbour's paint or by the table past the body mixes them into the paint measured."""
-    s = patches.shape[1]
-    middle = patches[:, 3 * s // 8 : s - 3 * s // 8, 3 * s // 8 : s - 3 * s // 8]
-    return np.asarray(chroma_gap(paint, middle.reshape(len(patches), -1, 3).mean(axis=1)) <= TABLE_CHROMA)
+    """Which patches (N, S, S, 3) show their measured ``paint`` (N, 3) BGR in the symbol's middle (the lit
+    pixels of the middle quarter of the patch's side each way, those whose paint strength lies above
+    halfway between its least and most there; chromaticities within TABLE_CHROMA): a frame lit by a
+    neighbour's paint or by the table past the body mixes them into the paint measured. (Only the lit
+    pixels: the colour-blind edition's inner mark shows the black body in the middle.)"""
+    n, s = patches.shape[:2]
+    middle = patches[:, 3 * s // 8 : s - 3 * s // 8, 3 * s // 8 : s - 3 * s // 8].reshape(n, -1, 3)
+    pixels = middle.astype(np.float32)
+    q = 2 * pixels.max(axis=2) - pixels.min(axis=2)
+    lit = q >= (q.min(axis=1, keepdims=True) + q.max(axis=1, keepdims=True)) / 2
+    mean = (pixels * lit[..., None]).sum(axis=1) / np.maximum(lit.sum(axis=1), 1)[:, None]
+    return np.asarray(chroma_gap(paint, mean) <= TABLE_CHROMA)
+
+
+def without_table(patches: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The patches (N, S, S, 3) uint8 BGR with the table seen in them (pixels of the ``table``'s (3,) BGR
+    chromaticity, within TABLE_CHROMA, and at least half its brightness) painted the colour of their
+    darkest quarter (the tile's body), and which of them (N,) show the table only past a tile's body: in
+    the band along the patch's edge (PAST cells wide), the darkest quarter at most half as bright as the
+    table (the table in a patch's middle is a hole in the layout, a symbol of its colour, or a cloth's
+    pattern around a check, which is no tile's body)."""
+    n, s = patches.shape[:2]
+    pixels = patches.reshape(n, s * s, 3).astype(np.float32)
+    total = pixels.sum(axis=2)
+    bright = float(np.sum(table))
+    chroma = pixels / np.maximum(total, 1.0)[..., None]
+    seen = np.linalg.norm(chroma - table / max(bright, 1.0), axis=2) <= TABLE_CHROMA
+    seen &= total >= 0.5 * bright
+    darkest = np.argsort(total, axis=1)[:, : s * s // 4]
+    body = np.take_along_axis(pixels, darkest[..., None], axis=1).mean(axis=1)  # (N, 3)
+    cleaned = np.where(seen[..., None], body[:, None, :], pixels).round().astype(np.uint8)
+    inner = patch_grid(s).radius.reshape(-1) < 0.5 - PAST
+    past = ~(seen & inner).any(axis=1) & (body.sum(axis=1) <= 0.5 * bright)
+    return cleaned.reshape(patches.shape), np.asarray(past)
 
 
 def table_colour(work: np.ndarray, lattice: Lattice, cells: np.ndarray) -> np.ndarray | None:

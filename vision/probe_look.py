@@ -3,7 +3,8 @@
 A probe's patch is cut where the grid predicts a cell next to the tiles found (:mod:`vision.occupied`
 chooses the cells and where to look); a first, coarse look (16×16) screens it, and up to LOOKS full looks
 recentred on the paint decide. What a probe may take as paint (faint paint, a symbol without a dark
-frame, the table through a hole) is :mod:`vision.paint_checks`'s; Herkle's shields are
+frame, one whose frame shows the table past its body, the table through a hole) is
+:mod:`vision.paint_checks`'s; Herkle's shields are
 :mod:`vision.shield_probes`'s. Among Qwirkle Cubes a probe also takes the cube beyond a seam the grid did
 not take out (:func:`away_from`, :func:`_across_seam`, :func:`_beyond_seam`). Points are ``(row, col)``
 pixels of the working copy.
@@ -13,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.features import Measurements, Presence, measure, presence
+from vision.features import RIM_DARK, Measurements, Presence, measure, presence
 from vision.geometry import cell_steps, cells_off
-from vision.paint_checks import MIN_CONTRAST, SIDE_TILT, pure, unlike, whole
+from vision.paint_checks import MIN_CONTRAST, SIDE_TILT, pure, unlike, whole, without_table
 from vision.patches import PATCH
 from vision.patches import cut_patches as _cut
 
@@ -54,10 +55,11 @@ def look(
     paint seen at the first look stands out more than MIN_CONTRAST but the full look's only more than
     ``least`` (FAINT, given a ``table``), the tile is taken where its symbol is whole and its paint not the
     table's colour (:func:`whole`, :func:`unlike`). Given a ``table``, a symbol whose patch's frame is
-    not dark is taken as :func:`_unframed` says. ``steady`` (N,) bool: the predictions where a
-    candidate standing apart, faint paint or a symbol without a dark frame may be taken (see
-    :data:`STEADY`); default all. ``away`` (N, 2): per prediction, the cell step away from the tiles it
-    was probed from (:func:`away_from`); where given, a symbol may lie across a seam (:func:`_beyond_seam`).
+    not dark is taken as :func:`_unframed` or :func:`past_table` says. ``steady`` (N,) bool: the
+    predictions where a candidate standing apart, faint paint or a symbol without a dark frame may be
+    taken (see :data:`STEADY`); default all. ``away`` (N, 2): per prediction, the cell step away from the
+    tiles it was probed from (:func:`away_from`); where given, a symbol may lie across a seam
+    (:func:`_beyond_seam`).
     ``left_out`` (K, 2), given for the probes of the frame's grid: the symbol candidates the grid left out.
     The first look then also passes paint faint there (above ``least``), as warm or dim light on a bright
     table leaves the weakest paints at both looks, and such a tile is taken as faint paint is, but not
@@ -112,6 +114,10 @@ def look(
     if table is not None:
         allowed = near if steady is None else near & steady[rows]
         found |= _unframed(again, second, ~found & allowed, table)
+        past = past_table(again, second, ~found & allowed & (second.contrast > least), table, least)
+        if past.any():
+            second = second.with_rows(np.flatnonzero(past), presence(again[past]))
+            found |= past
     if not found.any():
         return none
     m = measure(again[found], second.take(found))
@@ -147,6 +153,32 @@ def _unframed(patches: np.ndarray, p: Presence, among: np.ndarray, table: np.nda
         return take
     m = measure(patches[take], p.take(take))
     take[take] = whole(m) & unlike(m.paint, table) & pure(patches[take], m.paint)
+    return take
+
+
+def past_table(
+    patches: np.ndarray, p: Presence, among: np.ndarray, table: np.ndarray, least: float
+) -> np.ndarray:
+    """Which of the patches (N, S, S, 3) ``among`` (N,) bool hold a tile whose frame shows the ``table``
+    (3,) BGR past the tile's body (a tile at the layout's corner, or smaller than its cell): with the table
+    painted out (:func:`vision.paint_checks.without_table`; only past a body), its paint stands out more
+    than ``least`` with a dark frame and a symbol's size and place, it is a whole symbol not of the table's
+    colour, and its paint was ringed by the body's dark rim before (what the table painted out rings is
+    not a symbol). The patches of those taken are replaced, in place, by their copies without the
+    table."""
+    take = np.asarray(among & (p.frame <= 0.5) & (p.rim > RIM_DARK))
+    if not take.any():
+        return take
+    cleaned, past = without_table(patches[take], table)
+    q = presence(cleaned)
+    ok = q.found(least) & past
+    if ok.any():
+        m = measure(cleaned[ok], q.take(ok))
+        ok[ok] = whole(m) & unlike(m.paint, table) & pure(cleaned[ok], m.paint)
+    rows = np.flatnonzero(take)[ok]
+    patches[rows] = cleaned[ok]
+    take[:] = False
+    take[rows] = True
     return take
 
 

@@ -13,7 +13,7 @@ import vision.geometry
 import vision.lattice
 import vision.reader
 from table import tileset
-from vision import occupied, paint_checks, probe_look, read_table, render_tiles, shield_probes
+from vision import features, occupied, paint_checks, probe_look, read_table, render_tiles, shield_probes
 from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import foreshortened, local_axes
@@ -104,14 +104,40 @@ def test_a_candidate_standing_apart_is_read_where_the_frame_shows_the_table(
     assert hinted[0] >= alone[0] + 4, (hinted, alone)
 
 
+def _without_the_table_painted_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Leave out the tiles taken once the table past their bodies is painted out
+    (:func:`vision.probe_look.past_table`)."""
+
+    def none(patches: np.ndarray, p: Any, among: np.ndarray, table: np.ndarray, least: float) -> np.ndarray:
+        return np.zeros_like(among)
+
+    monkeypatch.setattr(probe_look, "past_table", none)
+    monkeypatch.setattr(occupied, "past_table", none)
+
+
 def test_faint_symbols_on_light_wood_in_warm_light_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
     # warm light on light wood: some symbols stand out from their bodies by 0.6 to 0.7 only; their paint is
-    # not the table's colour, and they are read
+    # not the table's colour, and they are read (the table painted out past their bodies takes some of
+    # them too: left out here)
+    _without_the_table_painted_out(monkeypatch)
     faint = _read_light_wood((6, 28))
     monkeypatch.setattr(occupied, "FAINT", paint_checks.MIN_CONTRAST)
     strict = _read_light_wood((6, 28))
     assert faint[1] == strict[1] == 0
     assert faint[0] >= strict[0] + 4, (faint, strict)
+
+
+def test_tiles_whose_patches_show_the_light_table_past_their_bodies_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # warm light on light wood: a tile at the layout's edge shows the table in the band its body's
+    # darkness is read in, so its paint stands out little and its frame is not dark; with the table
+    # painted out past the body it is read, as a candidate of the detector and as a probe
+    painted = _read_light_wood((4, 10))
+    _without_the_table_painted_out(monkeypatch)
+    kept = _read_light_wood((4, 10))
+    assert painted[1] == kept[1] == 0
+    assert painted[0] >= kept[0] + 4, (painted, kept)
 
 
 FELT = (40, 110, 40)
@@ -449,6 +475,10 @@ def test_a_probe_takes_a_symbol_whose_frame_shows_the_table_under_a_steep_camera
 ) -> None:
     # under a 35° camera a probe's patch reaches past the tile's body onto the table along the lean, so
     # its frame is not dark; a whole symbol ringed by the body, not of the table's colour, is still a tile
+    # (with the table painted out, past_table takes these too: it is left out here)
+    monkeypatch.setattr(
+        probe_look, "past_table", lambda patches, p, among, table, least: np.zeros_like(among)
+    )
     taken, framed = _steep_with_and_without(
         monkeypatch,
         5,
@@ -571,3 +601,21 @@ def test_a_flat_tile_of_the_tables_colour_is_no_hole_where_it_shows_its_shape(
     )  # no shape is named so surely: dropped as a hole
     found, middle = _nine_on_felt(cross, half=20, area=400.0, tileset=edition)
     assert middle.sum() == 0 and len(found.cells) == 8
+
+
+def test_a_probe_takes_a_symbol_whose_frame_shows_the_table_past_its_body() -> None:
+    # a tile at the layout's corner on a white table, its body a little smaller than its cell: the patch's
+    # frame shows the table along two sides, so is not dark; with the table painted out it is a tile. The
+    # table seen through a hole, and paint of the table's colour, are not
+    table = np.array([200.0, 205.0, 210.0])
+    patches = np.full((3, 32, 32, 3), 25, np.uint8)
+    patches[:, :4] = patches[:, :, :4] = table.astype(np.uint8)
+    cv2.circle(patches[0], (18, 18), 8, (30, 200, 230), -1)
+    cv2.rectangle(patches[1], (12, 12), (24, 24), table.tolist(), -1)
+    cv2.circle(patches[2], (18, 18), 8, table.tolist(), -1)
+    p = features.presence(patches)
+    assert not p.found(paint_checks.MIN_CONTRAST).any()
+    before = patches.copy()
+    taken = probe_look.past_table(patches, p, np.ones(3, bool), table, paint_checks.MIN_CONTRAST)
+    assert taken.tolist() == [True, False, False]
+    assert patches[0, :4].max() < 40 and np.array_equal(patches[1:], before[1:])

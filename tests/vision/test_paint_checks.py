@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.features import measure
 from vision.lattice import fit_lattice
-from vision.paint_checks import SIDE_SQUASH, pure, squash, table_colour, unlike
+from vision.paint_checks import SIDE_SQUASH, pure, squash, table_colour, unlike, without_table
 from vision.patches import PATCH
 
 FELT = (40, 110, 40)
@@ -53,3 +53,27 @@ def test_a_symbol_squashed_as_on_a_cube_side_face_is_told_from_a_whole_one() -> 
     )
     squashed = squash(measure(patches))
     assert squashed[0] < SIDE_SQUASH <= squashed[1], squashed
+
+
+def test_paint_is_pure_where_the_middle_shows_the_colour_blind_mark() -> None:
+    # the colour-blind edition's inner mark shows the black body in the symbol's middle: only the lit
+    # pixels there are compared with the paint measured
+    orange = np.array([40.0, 140.0, 230.0])
+    patch = np.full((1, 32, 32, 3), 25, np.uint8)
+    cv2.circle(patch[0], (16, 16), 11, orange.tolist(), -1)
+    cv2.rectangle(patch[0], (14, 14), (17, 17), (25, 25, 25), -1)
+    assert pure(patch, orange[None]).tolist() == [True]
+
+
+def test_the_table_past_a_tiles_body_is_painted_out() -> None:
+    # a yellow disc on a black body whose patch shows the white table along two sides; the same with the
+    # table in the middle (a hole in the layout) shows the table there
+    table = np.array([200.0, 205.0, 210.0])
+    patches = np.full((2, 32, 32, 3), 25, np.uint8)
+    patches[:, :4] = patches[:, :, :4] = table.astype(np.uint8)
+    cv2.circle(patches[0], (17, 17), 8, (30, 200, 230), -1)
+    cv2.rectangle(patches[1], (10, 10), (24, 24), table.tolist(), -1)
+    cleaned, bare = without_table(patches, table)
+    assert bare.tolist() == [True, False]
+    assert cleaned[0, :4].max() < 40 and cleaned[0, :, :4].max() < 40
+    assert np.array_equal(cleaned[0, 10:24, 10:24], patches[0, 10:24, 10:24])
