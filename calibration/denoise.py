@@ -113,8 +113,9 @@ def _aligned(
     plain: Reading, filtered: Reading
 ) -> tuple[dict[tuple[int, int], ReadTile], dict[tuple[int, int], str]] | None:
     """The filtered reading's tiles and uncertain cells (with their reasons) in the plain reading's cells,
-    through the two readings' cell-to-image maps; None when either has none, or a cell lands further
-    than :data:`ALIGNED` from a whole cell."""
+    through the two readings' cell-to-image maps; None when either has none, or most cells land further
+    than :data:`ALIGNED` from a whole cell. The cells that land so far, where most do not, are left out
+    (:func:`_lined_up`)."""
     try:
         to_image = np.asarray(filtered.geometry["cell_to_image"], np.float64)
         from_image = np.linalg.inv(np.asarray(plain.geometry["cell_to_image"], np.float64))
@@ -127,16 +128,31 @@ def _aligned(
     there = (from_image @ to_image @ rc.T).T
     there = there[:, :2] / there[:, 2:]
     whole = np.rint(there)
-    if np.abs(there - whole).max() > ALIGNED:
+    near = _lined_up(there - whole)
+    if near is None:
         return None
     onto = [(int(r), int(c)) for r, c in whole.tolist()]
     n = len(filtered.tiles)
     tiles = {
         cell: ReadTile(PlacedTile(*cell, t.placed.tile), t.confidence)
-        for cell, t in zip(onto[:n], filtered.tiles, strict=True)
+        for cell, t, ok in zip(onto[:n], filtered.tiles, near[:n], strict=True)
+        if ok
     }
-    unsure = {cell: u.reason for cell, u in zip(onto[n:], filtered.uncertain, strict=True)}
+    unsure = {
+        cell: u.reason for cell, u, ok in zip(onto[n:], filtered.uncertain, near[n:], strict=True) if ok
+    }
     return tiles, unsure
+
+
+def _lined_up(off: np.ndarray) -> np.ndarray | None:
+    """Per cell of the filtered reading, its offset (N, 2) from a whole cell of the plain one: whether it
+    lies within ALIGNED of it; None where most cells do not (the two grids do not line up). Each reading's
+    map is fitted through its own tiles, and past a seam the two may part: a dim Cubes calibration frame
+    whose filtered reading joined a part across a seam (:func:`vision.rejoin._across_seam`) lay half a cell
+    off the plain one's map past the seam (9 of 29 cells) and on it elsewhere; refusing them all lost the
+    filtered reading's word on a diamond the plain one named a clover."""
+    near = np.abs(off).max(axis=1) <= ALIGNED
+    return near if 2 * near.sum() > len(near) else None
 
 
 def held_out_shapes(

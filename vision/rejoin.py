@@ -12,9 +12,11 @@ more than BESIDE from one step apart in the photo (measured in the read tile's o
 across a gap). The group joins where exactly one shift left keeps every line it forms with the read tiles
 valid, provided another breaks a line, or the photo puts that one within CLOSE of whole steps (a Herkle
 tile taken where its own grid, the reading's or its group's, puts it: its centre is its paint's, which its
-ordinary puts up to half a cell off the middle). Only tiles named with confidence count in a line,
-and a cell of the group not named with confidence may be no tile at all (its probe took a neighbour's
-paint or the table for one): a shift breaks a line only where it breaks without it.
+ordinary puts up to half a cell off the middle), or, among Qwirkle Cubes, a seam's width further than one
+step (:func:`_across_seam`: cubes never overlap, so a seam only pushes them apart), where the group lies on
+its own grid as one block (:func:`_one_block`). Only tiles named with confidence count
+in a line, and a cell of the group not named with confidence may be no tile at all (its probe took a
+neighbour's paint or the table for one): a shift breaks a line only where it breaks without it.
 A shift onto tiles only a group joined before by the rules put there is not ruled out where the grid's map
 puts the group within a cell of it: that group may be a cell off itself (its own grid can step across a
 seam inside it), so the two contest the cells and the later one is left out. Each group is read as the
@@ -47,7 +49,7 @@ from table.lines import AXES, line_ok, line_through
 from vision.classify import Named, classify
 from vision.detect import Blobs
 from vision.features import concat
-from vision.geometry import distances, fit_homography, local_axes
+from vision.geometry import cells_off, distances, fit_homography, local_axes
 from vision.joins import FAR, FAR_GROUP
 from vision.lattice import fit_lattice
 from vision.occupied import Located, occupied
@@ -121,6 +123,7 @@ def rejoined(
     if left.sum() < 2:
         return located, named
     parts: list[Located] = []
+    across: list[bool] = []  # per part, whether it joined across a seam (:func:`_across_seam`)
     keys = [(int(r), int(c)) for r, c in located.cells]
     side = Side(
         {key: i for i, key in enumerate(keys)},
@@ -143,7 +146,8 @@ def rejoined(
             continue
         part_named = classify(part.measured, gains, prototypes)
         at = _at(part, tileset)
-        cells = _joined_cells(located, side, part, part_named, at)
+        joined = _joined_cells(located, side, part, part_named, at, cubes=tileset == "cubes")
+        cells, seamed = (None, False) if joined is None else joined
         if cells is None and tileset != "herkle":
             # not Herkle: its tiles lie where their own grids put them, and a part's own grid across a
             # seam put a whole part a cell off there (the rendered Herkle set gained no tile by it)
@@ -151,6 +155,7 @@ def rejoined(
         if cells is None:
             continue
         parts.append(replace(part, cells=cells))
+        across.append(seamed)
         for k, (r, c) in enumerate(cells):
             side.index[(int(r), int(c))] = len(side.centres)
             side.tiles[(int(r), int(c))] = _tile(part_named, k)
@@ -161,7 +166,10 @@ def rejoined(
     every = [located, *parts]
     cells = np.concatenate([p.cells for p in every])
     centres = np.concatenate([p.centres for p in every])
-    h = fit_homography(cells.astype(np.float64), centres, tolerance=0.3 * pitch)
+    # the grid's map through the tiles that lie on it: a part joined across a seam lies a seam's width off
+    on = [p for p, seam in zip(every, [False, *across], strict=True) if not seam]
+    through = np.concatenate([p.cells for p in on]).astype(np.float64)
+    h = fit_homography(through, np.concatenate([p.centres for p in on]), tolerance=0.3 * pitch)
     grown = replace(
         located,
         lattice=replace(located.lattice, homography=h),
@@ -174,11 +182,12 @@ def rejoined(
 
 
 def _joined_cells(
-    located: Located, side: Side, part: Located, named: Named, at: np.ndarray
-) -> np.ndarray | None:
+    located: Located, side: Side, part: Located, named: Named, at: np.ndarray, *, cubes: bool = False
+) -> tuple[np.ndarray, bool] | None:
     """The part's cells in the reading's grid at the one shift the rules allow (its tiles taken to lie
-    ``at``), or None (also where a shift within a cell of where the map puts the part lands on tiles of
-    parts joined before, and on no others)."""
+    ``at``), and whether that shift lies across a seam (``cubes``: it may, :func:`_across_seam`); None
+    where no shift is allowed (also where a shift within a cell of where the map puts the part lands on
+    tiles of parts joined before, and on no others)."""
     turn = _turn(located, part)
     if turn is None:
         return None
@@ -209,7 +218,12 @@ def _joined_cells(
     if len(allowed) != 1:
         return None
     cells, err = allowed[0]
-    return cells if "broken" in told or err <= CLOSE else None
+    if "broken" in told or err <= CLOSE:
+        return cells, False
+    if not cubes or not _one_block(part):
+        return None
+    keys = [(int(r), int(c)) for r, c in cells]
+    return (cells, True) if _across_seam(located.lattice.homography, side, at, keys) else None
 
 
 def _rigid_cells(
@@ -284,6 +298,45 @@ def _beside(h: np.ndarray, side: Side, at: np.ndarray, keys: list[tuple[int, int
                 step = np.linalg.solve(axes.T, at[k] - side.at[j])
                 worst = max(worst or 0.0, float(np.abs(step - (-dr, -dc)).max()))
     return worst
+
+
+def _across_seam(h: np.ndarray, side: Side, at: np.ndarray, keys: list[tuple[int, int]]) -> bool:
+    """Whether every tile of the part at ``keys`` (lying ``at``) put beside a read tile lies within CLOSE
+    of one step from it across that step, and along it no more than CLOSE nearer (further, up to BESIDE,
+    as every shift tried: :func:`_beside`). Qwirkle Cubes: cubes never overlap, so a layout pulled apart
+    along a row or column puts the cubes beyond the seam further than one step, never nearer (the Cubes
+    calibration game's seams are 0.47 of a cube, measured 0.32-0.58 of a cell past one step: the parts
+    beyond them were left out, each with one shift the rules allow, within BESIDE but not CLOSE)."""
+    pairs = 0
+    for k, (r, c) in enumerate(keys):
+        for dr, dc in _SIDES:
+            j = side.index.get((r + dr, c + dc))
+            if j is None:
+                continue
+            axes = local_axes(h, np.array([r + dr, c + dc], np.float64))
+            step = np.linalg.solve(axes.T, at[k] - side.at[j])
+            along = abs(dr) * -dr * step[0] + abs(dc) * -dc * step[1] - 1.0
+            across = abs(dc) * step[0] + abs(dr) * step[1]
+            if abs(across) > CLOSE or along < -CLOSE:
+                return False
+            pairs += 1
+    return pairs > 0
+
+
+def _one_block(part: Located) -> bool:
+    """Whether the part is one block: every tile within CLOSE of where its own grid puts it (no seam inside
+    it that its grid did not take out), and beside another of its tiles (a tile its grid put a cell beyond
+    its neighbours lies across a gap its grid rounded up, where a seam is as likely). A part joined across
+    a seam is taken whole at the step measured where it touches the read tiles: a fresh Cubes frame's
+    part of 44 cubes, three groups with seams between them and side faces taken for cubes, lay up to 0.39
+    of a cell off its own grid, and another's lone cube 1.8 steps beyond its neighbour was put two cells
+    from it; each joined with tiles a cell off."""
+    where = part.cells.astype(np.float64)
+    off = cells_off(part.centres, part.lattice.point(where), local_axes(part.lattice.homography, where))
+    if off.max() >= CLOSE:
+        return False
+    keys = {(int(r), int(c)) for r, c in part.cells}
+    return all(any((r + dr, c + dc) in keys for dr, dc in _SIDES) for r, c in keys)
 
 
 def _verdict(side: Side, part: dict[tuple[int, int], Tile | None]) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from calibration import Calibration, load, save
-from calibration.denoise import denoised, held_out_shapes, named_through_filter
+from calibration.denoise import _lined_up, denoised, held_out_shapes, named_through_filter
 from table import PlacedTile, Tile, tileset
 from vision import default_prototypes
 from vision.features import Measurements, measure
@@ -91,6 +91,16 @@ def test_readings_whose_grids_do_not_line_up_are_not_put_together() -> None:
             (0, 0, "low-confidence"),
             (0, 2, "blur"),
         ]
+
+
+def test_cells_past_a_seam_where_the_maps_part_are_left_out_and_the_rest_line_up() -> None:
+    # the filtered reading's cells in the plain one's: past a seam (the last two) the maps part by half a cell
+    off = np.array([[0.02, -0.03], [0.01, 0.05], [-0.04, 0.0], [0.03, 0.47], [0.0, -0.51]])
+    near = _lined_up(off)
+    assert near is not None and near.tolist() == [True, True, True, False, False]
+    # most cells off: the grids do not line up
+    assert _lined_up(off[2:]) is None
+    assert _lined_up(np.zeros((0, 2))) is None
 
 
 def test_the_filter_keeps_a_symbols_edge_and_takes_single_pixels_off() -> None:

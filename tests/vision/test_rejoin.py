@@ -208,3 +208,43 @@ def test_a_part_between_fingers_whose_tiles_break_a_line_is_left_out(monkeypatch
     joined = _score(out)
     assert joined.wrong + joined.extra > kept.wrong + kept.extra, (joined.summary(), kept.summary())
     assert joined.right > kept.right  # the part itself lay where the photo put it
+
+
+def test_a_cube_beside_a_read_one_across_a_seam_lies_further_never_nearer() -> None:
+    side = _side("Ro Rx Rs")
+    h = np.eye(3)  # cells are pixels: a step is one pixel either way
+    at = lambda *points: np.array(points, np.float64)  # noqa: E731
+
+    # the part's cube at (0, 3), seen 1.47 steps from the read one at (0, 2): a seam of 0.47 of a cube
+    assert rejoin._across_seam(h, side, at((0.0, 3.47)), [(0, 3)])
+    # a wider seam, 0.62 of a cube (every shift tried lies within BESIDE of whole steps: rejoin._beside)
+    assert rejoin._across_seam(h, side, at((0.0, 3.62)), [(0, 3)])
+    # seen nearer than a step, past CLOSE: cubes do not overlap, so no seam puts it there
+    assert not rejoin._across_seam(h, side, at((0.0, 2.6)), [(0, 3)])
+    # off the row across the step
+    assert not rejoin._across_seam(h, side, at((0.35, 3.4)), [(0, 3)])
+    # below the red square, pushed down by a seam between rows
+    assert rejoin._across_seam(h, side, at((1.4, 2.05)), [(1, 2)])
+    # beside no read tile
+    assert not rejoin._across_seam(h, side, at((0.0, 4.4)), [(0, 4)])
+
+
+def test_a_group_of_cubes_left_out_across_a_seam_joins_where_the_rules_put_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # photo 23 of the rendered Cubes calibration game (seed 7): the layout's seams are 10.7 mm, 0.47 of a
+    # cube, and the grid leaves a group of 21 cubes out; the rules allow it one place, a seam's width
+    # further from the read cube beside it than one step (more than CLOSE: left out before)
+    scenes = game_scenes(frame_seed(7, 1_000_000), variant="cubes", size=(960, 1280), light="neutral")
+    out = render(next(islice(scenes, 23, None))[0])
+
+    def score() -> Tally:
+        return score_frame(
+            reader.read_table(out.image, tileset=tileset("cubes")), out.truth, layout=None, where="23"
+        )
+
+    joined = score()
+    monkeypatch.setattr(rejoin, "_across_seam", lambda *_: False)
+    alone = score()
+    assert joined.right >= alone.right + 15, (joined.summary(), alone.summary())
+    assert joined.wrong + joined.extra <= alone.wrong + alone.extra
