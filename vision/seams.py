@@ -5,9 +5,9 @@ layout, taken out of the points before the grid is fitted (:func:`vision.lattice
 A layout pushed together in two parts keeps each part's spacing, but leaves a gap of a fraction of a cell
 between them. A step across that gap measures ``1 + g`` cells, and for ``g`` near a half it is rounded
 the wrong way as often as not: whole groups were then put a cell off, or left out. Along a seam every
-step across it measures the same ``1 + g``, while no step across it measures one cell; so a seam is
-found as a line that the long steps all cross and the one-cell steps never do, and the points past it
-are moved back by the gap. Points are ``(row, col)`` pixels.
+step across it measures the same ``1 + g`` (a step over an empty cell ``2 + g``), while no step across it
+measures one cell; so a seam is found as a line that the long steps all cross and the one-cell steps
+never do, and the points past it are moved back by the gap. Points are ``(row, col)`` pixels.
 """
 
 from __future__ import annotations
@@ -19,8 +19,11 @@ from vision.spanning_tree import rotated_basis
 
 #: A step across a seam measures this many cells along its axis, relative to the one-cell steps near it
 #: (a gap shorter than a fifth of a cell is rounded right; two cells, one tile missing, measure 2 give or
-#: take a tenth as the scale changes across the layout).
+#: take a tenth as the scale changes across the layout); a step over an empty cell and across a seam, one
+#: cell more. Where the tiles beside a seam leave holes, the steps over them are most of what crosses it.
 SEAM_STEP = (1.18, 1.75)
+#: Pairs of points this many cells apart or closer are the steps measured (two cells and a gap of SEAM_STEP).
+REACH = 2.8
 #: A step this many cells or less off its axis (or off one cell across it) counts as a step along it.
 ACROSS = 0.3
 #: Steps shorter than this (cells) are one-cell steps.
@@ -58,7 +61,7 @@ def without_seams(
     (ndarray, int) or None
         The points (N, 2) and how many seams were taken out; None when no seam is found.
     """
-    i, j = np.nonzero(np.triu(d < 2.3 * pitch, 1))
+    i, j = np.nonzero(np.triu(d < REACH * pitch, 1))
     if len(i) < MIN_STEPS:
         return None
     unturn = np.linalg.inv(rotated_basis(theta, pitch)).T
@@ -87,8 +90,11 @@ def _seam(
 
     ``q`` (N, 2) are the points ``pts`` (N, 2) in lattice coordinates (one cell a unit), ``i`` and ``j``
     (K,) the pairs of close points. A seam is the line, turned at most :data:`SLOPE` from the other axis,
-    that at least :data:`MIN_STEPS` steps of :data:`SEAM_STEP` cross and no one-cell step does, its steps
-    all measuring about the same gap (:data:`SPREAD`); of such lines, the one the most steps cross.
+    that at least :data:`MIN_STEPS` steps of :data:`SEAM_STEP` (or one cell more) cross and no one-cell
+    step does; of such lines, the one the most steps cross; the lines are drawn through the middles of
+    the one-cell steps across (a step over an empty cell has its middle in that cell, not on the seam).
+    Every step across it, the longer ones too, must measure about the same gap beside its whole cells
+    (:data:`SPREAD`).
     """
     step = q[j] - q[i]
     back = step[:, axis] < 0
@@ -109,12 +115,18 @@ def _seam(
     near[~near.any(axis=1)] = True  # a step with no one-cell step near it: all of them
     local = np.nanmedian(np.where(near, lengths, np.nan), axis=1)
     ratio = step[:, axis] / local
-    seam = (ratio >= SEAM_STEP[0]) & (ratio <= SEAM_STEP[1])
+    # whole cells a step spans beside the gap it may cross: two from SEAM_STEP's least gap short of two (a
+    # step over an empty cell)
+    least = SEAM_STEP[0] - 1
+    whole = np.where(ratio <= 2 - least, 1.0, 2.0)
+    excess = ratio - whole
+    seam = (excess >= least) & (excess <= SEAM_STEP[1] - 1)
     if seam.sum() < MIN_STEPS:
         return None
-    # the seam's line: of the lines through one or two middles of long steps (along the other axis), the
-    # one the most long steps cross while no one-cell step does
-    v, u = mid[seam, axis], mid[seam, other]
+    # the seam's line: of the lines through one or two middles of long one-cell steps (along the other
+    # axis), the one the most long steps cross while no one-cell step does
+    one = seam & (whole == 1)
+    v, u = mid[one, axis], mid[one, other]
     k, m = np.triu_indices(len(v))
     run = u[m] - u[k]
     apart = np.abs(run) >= 1
@@ -128,9 +140,11 @@ def _seam(
         return None
     best = int(np.argmax(score))
     across, side = crossing[best] & seam, side[best]
-    excess = ratio[across] - 1
-    if 1.4826 * median(np.abs(excess - median(excess))) > SPREAD:
+    # every step across measures the same gap, the longer ones too
+    gaps = excess[across]
+    every = excess[crossing[best]]
+    if 1.4826 * median(np.abs(every - median(every))) > SPREAD:
         return None
     px = pts[hi[across]] - pts[lo[across]]
-    gap = np.median(px * (1 - 1 / ratio[across])[:, None], axis=0)
+    gap = np.median(px * (gaps / ratio[across])[:, None], axis=0)
     return side > 0, gap

@@ -52,3 +52,27 @@ def test_the_grid_steps_across_seams_as_one_cell() -> None:
     lattice = fit_lattice(pts, np.full(len(pts), 0.6 * PITCH))
     assert lattice.placed.all()
     assert np.array_equal(lattice.cells - lattice.cells[0], (cells - cells[0]).astype(np.int64))
+
+
+def test_a_seam_beside_holes_is_found_by_the_steps_over_them() -> None:
+    # column 3 holds one tile, in the first row: two one-cell steps cross the seam before column 4 (too
+    # few to tell a seam), while the other rows step over the empty cell and across the gap at once (2.45
+    # cells), as beside a layout's holes
+    cells = np.array([(r, c) for r in range(6) for c in range(8) if c != 3 or r == 0], np.float64)
+    pulled = cells + np.stack([np.zeros(len(cells)), 0.45 * (cells[:, 1] >= 4)], axis=1)
+    rng = np.random.default_rng(4)
+    pts = pulled @ rotated_basis(THETA, PITCH).T + (200.0, 150.0) + rng.normal(0, 0.5, cells.shape)
+    found = without_seams(pts, _distances(pts), THETA, PITCH)
+    assert found is not None
+    moved, seams = found
+    assert seams == 1
+    steps = (moved - moved[0]) @ np.linalg.inv(rotated_basis(THETA, PITCH)).T
+    assert np.abs(steps - (cells - cells[0])).max() < 0.08
+
+
+def test_steps_over_an_empty_cell_without_a_gap_make_no_seam() -> None:
+    # the same holes without a gap: the steps over the empty cell measure two cells, no seam
+    cells = np.array([(r, c) for r in range(6) for c in range(8) if c != 3 or r == 0], np.float64)
+    rng = np.random.default_rng(4)
+    pts = cells @ rotated_basis(THETA, PITCH).T + (200.0, 150.0) + rng.normal(0, 0.5, cells.shape)
+    assert without_seams(pts, _distances(pts), THETA, PITCH) is None
