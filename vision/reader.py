@@ -31,6 +31,7 @@ from vision.detect import Blobs
 from vision.features import Measurements, concat
 from vision.geometry import fit_homography, local_axes
 from vision.lattice import AROUND, Lattice, cell_keys, fit_lattice
+from vision.line_doubts import doubted
 from vision.occlusion import covered_cells
 from vision.occupied import Located, occupied, probed
 from vision.patches import FACE_SPAN, inside_fraction
@@ -98,6 +99,9 @@ def read_table(
         named = classify(first.measured, white_balance(first.measured.body), prototypes)
         # the groups the grid left out join where the rules of the game put them
         located, named = rejoined(first, named, spotted[2], prototypes, tileset=tileset.name)
+        named = doubted(
+            named, located.cells, located.measured, prototypes, least=min_confidence, max_fit=MAX_FIT
+        )
         gains = white_balance(located.measured.body)
         origin = located.cells.min(axis=0)
         tiles, uncertain = _decide(
@@ -114,6 +118,7 @@ def read_table(
         lost = tuple(Uncertain(int(r), int(c), "unregistered") for r, c in located.cells)
         return Reading((), lost, _ms(started), _geometry(located, None, image.shape))
     cells = _apply(transform, located.cells)
+    named = doubted(named, cells, located.measured, prototypes, least=min_confidence, max_fit=MAX_FIT)
     tiles, unsure = _decide(located, named, cells, layout, (min_confidence, min_colour_confidence))
     gains = white_balance(located.measured.body)
     covered = covered_cells(located.work, located.lattice, located.cells, gains)
