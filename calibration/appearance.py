@@ -55,7 +55,7 @@ from device.doctor import MIN_BRIGHT
 from table import Board, Layout, PlacedTile, Tile, TileSet
 from vision.classify import name_shapes
 from vision.features import Measurements
-from vision.learning import learn_prototypes
+from vision.learning import learn_prototypes, pair_doubts
 from vision.paint_checks import MIN_CONTRAST
 from vision.pi_camera import CameraSettings
 from vision.prototypes import Prototypes, default_prototypes
@@ -340,6 +340,8 @@ def _blended(
     changes: dict[str, Any] = {}
     for f in fields(Prototypes):
         was, learned = getattr(old, f.name), getattr(new, f.name)
+        if f.name == "doubts":  # told by the blend's own held-out tiles (:func:`_outlines_that_hold`)
+            continue
         if isinstance(was, dict):
             kind = "colours" if set(was) & set(tileset.colours) else "shapes"  # what the table is keyed by
             changes[f.name] = {  # what only this photo shows (a shape's scatter first measured) as learned
@@ -369,18 +371,26 @@ def _outlines_that_hold(
     are kept when they name at least as many of the tiles that way as the edition's do; else the
     edition's come back, without learned spreads (outlines learned from misplaced tiles, or blended into
     a calibration's that were wrong). Silhouettes (Herkle's) and the colour-blind inner marks are kept as
-    learned."""
+    learned. With the outlines kept go the pairs of shapes the photo's tiles leave in doubt
+    (:func:`vision.learning.pair_doubts`): each tile held out under learned outlines; under the edition's,
+    which the photo did not teach, the tiles as they are."""
     learned = learn(measured, tiles)
     if not learned.outlines:
         return learned
     default = default_prototypes(tileset)
-    edition = replace(learned, outlines=default.outlines, learned_spreads={})
+    edition = replace(learned, outlines=default.outlines, learned_spreads={}, doubts={})
     held_out = 0
+    doubts: dict[tuple[str, str, str], float] = {}
     for i, tile in enumerate(tiles):
         one, others = measured.take(np.array([i])), np.arange(len(tiles)) != i
         without = learn(measured.take(others), tiles[:i] + tiles[i + 1 :])
         held_out += _named_right(one, [tile], without)
-    return learned if held_out >= _named_right(measured, tiles, edition) else edition
+        for key, need in pair_doubts(one, [tile], without).items():
+            doubts[key] = max(need, doubts.get(key, need))
+    if held_out >= _named_right(measured, tiles, edition):
+        return replace(learned, doubts=doubts)
+    # the edition's outlines are not learned from the photo: its tiles tell their doubts as they are
+    return replace(edition, doubts=pair_doubts(measured, tiles, edition))
 
 
 def _through_filter(

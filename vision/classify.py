@@ -106,6 +106,9 @@ NEUTRAL_CHROMA = 20.0
 #: from it (median 0.03-0.20 per game); a warm lamp switched on after a daylight calibration moved it by
 #: 0.53 or more (median 0.67), and a dim light after a warm one by 0.62 or more.
 SAME_LIGHT = 0.3
+#: The shape confidence of a calibrated tile whose shape its calibration photo leaves in doubt
+#: (:attr:`vision.prototypes.Prototypes.doubts`): as near the one name as the other, so uncertain.
+DOUBTED = 0.5
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,10 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     colour_fit = dist[np.arange(len(best)), best] / prototypes.colour_spread
 
     shapes, shape_conf, shape_fit = name_shapes(m, prototypes)
-    return Named([names[k] for k in best], shapes, colour_conf, shape_conf, colour_fit, shape_fit)
+    colours = [names[k] for k in best]
+    if prototypes.doubts:
+        shape_conf = _doubted(m, prototypes, colours, shapes, shape_conf)
+    return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
 
 
 def _light_gains(gains: np.ndarray, prototypes: Prototypes) -> np.ndarray:
@@ -232,13 +238,46 @@ def _named_with_own_noise(
     return best, np.minimum(_softmax(plain)[rows, best], _softmax(noisier)[rows, best])
 
 
+def _doubted(
+    m: Measurements,
+    prototypes: Prototypes,
+    colours: Sequence[str],
+    shapes: Sequence[str],
+    confidence: np.ndarray,
+) -> np.ndarray:
+    """The shape ``confidence`` (N,) of tiles named ``colours`` and ``shapes`` (N each), at most
+    :data:`DOUBTED` where the calibration photo leaves the shape in doubt: the tile's log-odds of its
+    shape over another, as :func:`name_shapes` decides (:func:`decision_distances`), is below what the
+    photo's tile of that colour and other shape reached toward it (:attr:`Prototypes.doubts`). The reader
+    is then no surer of the pair than its photo was."""
+    names, distance = decision_distances(m, prototypes)
+    out = np.array(confidence, np.float64)
+    for i, (colour, shape) in enumerate(zip(colours, shapes, strict=True)):
+        named = distance[i, names.index(shape)]
+        for other, d in zip(names, distance[i].tolist(), strict=True):
+            need = prototypes.doubts.get((colour, shape, other))
+            if need is not None and 0.5 * (d**2 - named**2) < need:
+                out[i] = min(out[i], DOUBTED)
+    return out
+
+
+def decision_distances(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
+    """The shapes (K) of ``prototypes``' outlines and each measured tile's distance (N, K), in spreads, to
+    each, as :func:`name_shapes` chooses by: under the outline spreads the calibration photo's light gives
+    (:func:`light_spreads`; the edition's where there are none) and, calibrated, the symbol's size; before
+    counting the tile's own noise. Half the difference of two squared distances is the log-odds of the
+    nearer shape over the other."""
+    names, offset, spread, size = _outline_offsets(m, prototypes, light_spreads(prototypes))
+    plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
+    return names, plain if size is None else np.hypot(plain, size)
+
+
 def shape_probabilities(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
     """Calibrated: the shapes (K) and each one's soft-max probability (N, K) for each measured tile under the
     outline spreads the calibration photo's light gives (:func:`light_spreads`) and the symbol's size, as
-    :func:`name_shapes` weighs them before counting the tile's own noise."""
-    names, offset, spread, size = _outline_offsets(m, prototypes, light_spreads(prototypes))
-    plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
-    return names, _softmax(plain if size is None else np.hypot(plain, size))
+    :func:`name_shapes` weighs them before counting the tile's own noise (:func:`decision_distances`)."""
+    names, distance = decision_distances(m, prototypes)
+    return names, _softmax(distance)
 
 
 def _outline_offsets(

@@ -153,6 +153,12 @@ class Prototypes:
         it instead of each frame's own bodies' balance (:func:`vision.classify.classify`): the colours
         were learned under it, and a frame's own bodies, fewer and laid out otherwise than the photo's,
         move the balance from frame to frame (:func:`vision.learning.learn_prototypes`).
+    doubts : dict of (str, str, str) to float
+        Calibrated: per (colour, shape named, shape it may be), the log-odds the named shape must have over
+        the other before a tile of that colour is named it with confidence, because the calibration photo's
+        own tile of that colour and other shape, named by what its other tiles teach, came that near
+        (:func:`vision.learning.pair_doubts`); empty when not calibrated or the photo showed no such pair.
+        Where given, the classifier leaves such tiles' shapes in doubt (:func:`vision.classify.classify`).
     """
 
     tileset: str
@@ -169,6 +175,7 @@ class Prototypes:
     arches: dict[str, np.ndarray] = field(default_factory=dict)
     coverages: dict[str, np.ndarray] = field(default_factory=dict)
     body_gains: np.ndarray | None = None
+    doubts: dict[tuple[str, str, str], float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         gains = {} if self.body_gains is None else {"body_gains": np.round(self.body_gains, 4).tolist()}
@@ -187,6 +194,7 @@ class Prototypes:
             "arches": {k: round(float(v), 4) for k, v in self.arches.items()},
             "coverages": {k: round(float(v), 4) for k, v in self.coverages.items()},
             **gains,
+            **_doubts_json(self.doubts),
         }
 
     @classmethod
@@ -236,6 +244,7 @@ class Prototypes:
             body_gains = None if gains is None else np.asarray(gains, np.float64).reshape(3)
             if body_gains is not None and not (np.isfinite(body_gains).all() and (body_gains > 0).all()):
                 raise ValueError(f"body_gains must be three finite gains > 0, got {gains}")
+            doubts = _doubts_from_json(data.get("doubts", []), colours, outlines)
             return cls(
                 str(data["tileset"]),
                 colours,
@@ -251,9 +260,32 @@ class Prototypes:
                 arches,
                 coverages,
                 body_gains,
+                doubts,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"{where}: malformed prototypes ({err})") from None
+
+
+def _doubts_json(doubts: dict[tuple[str, str, str], float]) -> dict[str, Any]:
+    """``{"doubts": [[colour, named, other, log-odds], ...]}`` (nothing when there are none)."""
+    if not doubts:
+        return {}
+    return {"doubts": [[*k, round(float(v), 3)] for k, v in sorted(doubts.items())]}
+
+
+def _doubts_from_json(
+    data: Any, colours: dict[str, np.ndarray], outlines: dict[str, np.ndarray]
+) -> dict[tuple[str, str, str], float]:
+    """:attr:`Prototypes.doubts` from :func:`_doubts_json`'s list; each entry must name a colour, two
+    shapes with outlines and a finite log-odds."""
+    doubts: dict[tuple[str, str, str], float] = {}
+    for entry in data:
+        colour, named, other, log_odds = entry
+        key = (str(colour), str(named), str(other))
+        if key[0] not in colours or not {key[1], key[2]} <= set(outlines) or not np.isfinite(float(log_odds)):
+            raise ValueError(f"doubts must name a colour, two shapes with outlines and a number, got {entry}")
+        doubts[key] = float(log_odds)
+    return doubts
 
 
 def white_balance(bodies: np.ndarray) -> np.ndarray:

@@ -5,6 +5,7 @@ clearly on photos it cannot learn from."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import cv2
 import numpy as np
@@ -443,3 +444,33 @@ def test_herkle_tiles_that_stand_out_under_a_tungsten_lamp_are_read_under_the_ch
     assert report.read_right >= 30, report.read_right
     red, green, blue = cal.balance[2], cal.balance[1], cal.balance[0]
     assert blue > 2 * green > 4 * red  # a tungsten lamp's cast undone: blue lifted, red lowered
+
+
+def test_the_doubts_kept_are_the_photos_held_out_tiles() -> None:
+    """With the outlines it learns, calibration keeps the pairs of shapes the photo's own tiles leave in
+    doubt, each tile named against what the others teach (held out, as the outlines are checked): a
+    dim photo of 40-pixel tiles leaves some; under the edition's outlines, the tiles as they are."""
+    from vision.learning import learn_prototypes, pair_doubts
+    from vision.prototypes import default_prototypes
+    from vision.reader import measure_tiles
+
+    small = Conditions(**{**CONDITIONS.__dict__, "px_per_tile": 40.0})
+    scene = Scene(arrangement(CLASSIC), "classic", small, size=SIZE, table_seed=11, seed=3)
+    image = shift_light(render(scene).image, SHIFTS["dim"], seed=3)
+    measured, tiles, _ = measure_tiles(image, arrangement(CLASSIC), tileset=CLASSIC)
+
+    def learn(m: Any, t: list[Any]) -> Any:
+        return learn_prototypes([(m, t)], tileset=CLASSIC)
+
+    kept = appearance._outlines_that_hold(learn, measured, tiles, CLASSIC)
+    expected: dict[tuple[str, str, str], float] = {}
+    for i, tile in enumerate(tiles):
+        others = np.arange(len(tiles)) != i
+        without = learn(measured.take(others), tiles[:i] + tiles[i + 1 :])
+        for k, v in pair_doubts(measured.take(np.array([i])), [tile], without).items():
+            expected[k] = max(v, expected.get(k, v))
+    if kept.learned_spreads:
+        assert kept.doubts == expected and expected
+    else:
+        edition = dataclasses.replace(kept, outlines=default_prototypes(CLASSIC).outlines)
+        assert kept.doubts == pair_doubts(measured, tiles, edition)

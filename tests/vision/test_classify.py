@@ -419,3 +419,31 @@ def test_a_calibrated_reader_names_colours_under_the_photos_body_balance() -> No
     assert fits(near, base) != fits(np.ones(3), base)
     assert fits(near, calibrated) == fits(np.ones(3), calibrated) == fits(np.ones(3), base)
     assert fits(changed, calibrated) == fits(changed, base)
+
+
+def test_a_calibrated_shape_its_photo_leaves_in_doubt_is_uncertain() -> None:
+    """A calibration's doubts (per colour, shape named and shape it may be: the log-odds its photo's own
+    tile of that colour came to) leave a tile of that colour named that shape uncertain while its
+    log-odds over the other shape is below them; tiles of other colours, or beyond the doubt, keep
+    their confidence, and without doubts nothing changes."""
+    from vision.classify import DOUBTED, decision_distances
+
+    classic = tileset("classic")
+    tiles = [Tile("purple", "diamond"), Tile("red", "diamond"), Tile("purple", "square")]
+    measured = measure(_patches(tiles, "classic"))
+    plain = default_prototypes(classic)
+    calibrated = dataclasses.replace(plain, learned_spreads=dict(plain.outline_spreads))
+    before = classify(measured, np.ones(3), calibrated)
+    assert before.shapes == ["diamond", "diamond", "square"]
+    assert (before.shape_confidence >= MIN_CONFIDENCE).all()
+    names, distance = decision_distances(measured, calibrated)
+    odds = 0.5 * (distance[0, names.index("clover")] ** 2 - distance[0, names.index("diamond")] ** 2)
+
+    def named(doubt: float) -> np.ndarray:
+        doubts = {("purple", "diamond", "clover"): doubt}
+        return classify(measured, np.ones(3), dataclasses.replace(calibrated, doubts=doubts)).shape_confidence
+
+    doubted = named(odds + 0.1)
+    assert doubted[0] == DOUBTED < MIN_CONFIDENCE
+    assert np.array_equal(doubted[1:], before.shape_confidence[1:])  # another colour, another shape
+    assert np.array_equal(named(odds - 0.1), before.shape_confidence)

@@ -343,3 +343,34 @@ def test_colours_are_learned_under_one_balance_of_the_bodies_kept_for_the_reader
     assert np.linalg.norm(refined.colours["red"] - under_other) < np.linalg.norm(
         refined.colours["red"] - under_own
     )
+
+
+def test_pair_doubts_keep_how_near_a_held_out_tile_came_to_another_shape() -> None:
+    """For each known tile and other shape, the log-odds of that shape over the tile's own (as the reader
+    decides) plus the margin, kept by the tile's colour where that reaches the confidence cut: a tile
+    measured where another shape lies leaves that pair in doubt for its colour; Herkle has none."""
+    from vision.classify import decision_distances
+    from vision.learning import DOUBT_MARGIN, pair_doubts
+    from vision.reader import MIN_CONFIDENCE
+
+    measured, known, learned = _learned_from_a_photo("classic", seed=5, light="neutral")
+    cut = np.log(MIN_CONFIDENCE / (1 - MIN_CONFIDENCE))
+    names, distance = decision_distances(measured, learned)
+    expected: dict[tuple[str, str, str], float] = {}
+    for row, tile in zip(distance, known, strict=True):
+        own = row[names.index(tile.shape)]
+        for k, other in enumerate(names):
+            need = 0.5 * (own**2 - row[k] ** 2) + DOUBT_MARGIN
+            if other != tile.shape and need >= cut:
+                expected[(tile.colour, other, tile.shape)] = max(
+                    need, expected.get((tile.colour, other, tile.shape), need)
+                )
+    doubts = pair_doubts(measured, known, learned)
+    assert doubts.keys() == expected.keys()
+    assert all(np.isclose(doubts[k], v) for k, v in expected.items())
+    # a tile claimed to be another shape than it shows: that pair is in doubt for its colour
+    first = known[0]
+    other = next(s for s in names if s != first.shape)
+    claimed = [Tile(first.colour, other), *known[1:]]
+    assert pair_doubts(measured, claimed, learned)[(first.colour, first.shape, other)] > DOUBT_MARGIN
+    assert pair_doubts(measured, known, default_prototypes(tileset("herkle"))) == {}

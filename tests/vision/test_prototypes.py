@@ -102,3 +102,17 @@ def test_json_round_trip_keeps_a_calibrations_body_balance() -> None:
     assert "body_gains" not in plain and Prototypes.from_json(plain, where="p.json").body_gains is None
     with pytest.raises(ValueError, match="body_gains"):
         Prototypes.from_json({**p.to_json(), "body_gains": [0.5, 0.0, 1.2]}, where="p.json")
+
+
+def test_json_round_trip_keeps_a_calibrations_doubts() -> None:
+    """A calibration's doubts round-trip as [colour, named, other, log-odds]; none are written when there
+    are none, and an entry naming no colour or shape of the edition is refused."""
+    doubts = {("purple", "diamond", "clover"): 2.98, ("blue", "square", "criss-cross"): 0.5}
+    p = dataclasses.replace(default_prototypes(tileset("classic")), doubts=doubts)
+    back = Prototypes.from_json(p.to_json(), where="p.json")
+    assert back.doubts == doubts
+    plain = default_prototypes(tileset("classic")).to_json()
+    assert "doubts" not in plain and Prototypes.from_json(plain, where="p.json").doubts == {}
+    for wrong in (["pink", "diamond", "clover", 1.0], ["red", "oval", "clover", 1.0], ["red", "diamond"]):
+        with pytest.raises(ValueError, match=r"p\.json: malformed prototypes"):
+            Prototypes.from_json({**p.to_json(), "doubts": [wrong]}, where="p.json")
