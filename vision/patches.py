@@ -75,7 +75,8 @@ def inside_fraction(
     shape: tuple[int, int], centres: np.ndarray, axes: np.ndarray, *, span: float = 1.0
 ) -> np.ndarray:
     """How much of each cell's square (N,) lies inside an image of ``shape`` (H, W), sampled 5×5; the
-    square is ``span`` cells a side (:data:`FACE_SPAN`: the part of a cell the measurements read)."""
+    square is ``span`` cells a side (:data:`FACE_SPAN`: the part of a cell the measurements read). The
+    image is its pixels' squares, -0.5 .. H - 0.5 in its (row, col) pixel coordinates."""
     t = np.linspace(-0.5, 0.5, 5) * span
     # centre + t_i·down + t_j·right in that order, the first two terms per sample row (N, 2, 5)
     along = centres[:, :, None] + axes[:, 0, :, None] * t
@@ -83,5 +84,5 @@ def inside_fraction(
     rows = along[:, 0, :, None] + across[:, 0, None, :]
     cols = along[:, 1, :, None] + across[:, 1, None, :]
     h, w = shape
-    ok = (rows >= 0) & (rows <= h - 1) & (cols >= 0) & (cols <= w - 1)
+    ok = (rows >= -0.5) & (rows <= h - 0.5) & (cols >= -0.5) & (cols <= w - 0.5)
     return np.asarray(ok.reshape(len(centres), -1).mean(axis=1))

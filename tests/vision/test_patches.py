@@ -46,3 +46,12 @@ def test_inside_fraction_of_the_face() -> None:
     assert inside_fraction((99, 400), centre, axes) < 0.97
     assert inside_fraction((99, 400), centre, axes, span=FACE_SPAN)[0] == 1.0
     assert inside_fraction((90, 400), centre, axes, span=FACE_SPAN)[0] < 0.97
+
+
+def test_inside_fraction_counts_the_edge_pixels_whole() -> None:
+    # pixel centres are whole numbers and each pixel's square reaches half a pixel past its centre: a
+    # cell exactly as wide as a 10-pixel image spans -0.5..9.5 and lies wholly inside it (in a working
+    # copy shrunk seven times, half a pixel is 3.5 px of the frame, 0.02 of a tile at 200 px a tile)
+    axes = np.array([[[10.0, 0.0], [0.0, 10.0]]])
+    assert inside_fraction((10, 10), np.array([[4.5, 4.5]]), axes)[0] == 1.0
+    assert inside_fraction((10, 10), np.array([[4.4, 4.5]]), axes)[0] < 1.0
