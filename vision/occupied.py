@@ -41,7 +41,7 @@ from table import tileset as edition
 from vision.cube_faces import without_holes, without_side_faces
 from vision.detect import Blobs
 from vision.features import MAX_REACH, RIM_DARK, Measurements, Presence, concat, measure, presence
-from vision.geometry import cells_off, distances, foreshortened, local_axes, spread
+from vision.geometry import cells_off, distances, foreshortened, lengths, local_axes, spread
 from vision.lattice import AROUND, Lattice, among, cell_keys
 from vision.paint_checks import (
     FAINT,
@@ -55,7 +55,7 @@ from vision.probe_look import RECENTRE, away_from, look, past_table, within_cell
 from vision.prototypes import HOLES_BY_COLOUR, default_prototypes
 from vision.recut import recut, squared
 from vision.shield_detect import truer_axes
-from vision.shield_probes import PROBE_LOOKS, Shields, recentred_shields, whole_shields
+from vision.shield_probes import PROBE_LOOKS, Shields, recentred_shields, searched, whole_shields
 from vision.shields import field_colour
 
 #: How many times the cells next to the tiles found so far are probed for tiles the detector missed (a
@@ -64,6 +64,11 @@ PROBE_ROUNDS = 8
 #: Candidates standing apart are evidence only where the tiles around a probe lie within this many cells
 #: of where the grid puts them (a group joined a cell off, or a grid bent out of true, is not extended).
 STEADY = 0.25
+#: Herkle: a probe refused looks around a black shield (:func:`vision.shield_probes.searched`) only further
+#: than this many cells from every candidate the grid left out: beside one, the tile it finds may lie across
+#: the seam the grid could not resolve, a cell off for the group's rules, which then cannot rejoin it
+#: (a fresh dim Herkle frame, seed 257: a black tile 0.83 cells from a group of 9 left out, then not joined).
+LEFT_OUT_NEAR = 1.5
 
 
 @dataclass(frozen=True)
@@ -302,7 +307,13 @@ def probed(
         )
         if located.shields is not None:
             rows, where, patch, m = _with_shields(
-                located.work, guess, axes, located.shields, (rows, where, patch, m), table=table
+                located.work,
+                guess,
+                axes,
+                located.shields,
+                (rows, where, patch, m),
+                table=table,
+                left_out=located.left_out,
             )
         if m is None:
             break
@@ -325,18 +336,21 @@ def _with_shields(
     seen: tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None],
     *,
     table: np.ndarray | None,
+    left_out: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Measurements | None]:
     """:func:`~vision.probe_look.look`'s answer ``seen`` with the Herkle tiles it refused that
     :func:`vision.shield_probes.whole_shields` takes (``table``: the table's colour (3,) BGR, or None), at
     their predicted centres (N, 2) or, where the shield seen there is off its cell's middle, centred on it
-    (within RECENTRE cells)."""
+    (within RECENTRE cells), or where a black ordinary's shield lies around the last look
+    (:func:`vision.shield_probes.searched`; not within LEFT_OUT_NEAR cells of a candidate the grid
+    ``left_out`` (K, 2))."""
     rows, where, cut, m = seen
     rest = np.setdiff1d(np.arange(len(predicted)), rows)
     if len(rest) == 0:
         return seen
     guess = predicted[rest].copy()
     patches = _cut(work, guess, axes[rest])
-    taken, centre = whole_shields(patches, shields, table, guess, axes[rest])
+    taken, centre, dark = whole_shields(patches, shields, table, guess, axes[rest])
     # a probe cut off its tile sees its shield off the middle, so not whole: look again centred on it (up
     # to PROBE_LOOKS times: a shield cut by the patch's edge shows only part of its offset)
     for _ in range(PROBE_LOOKS):
@@ -345,12 +359,25 @@ def _with_shields(
             break
         guess[again] += np.einsum("nk,nkd->nd", centre[again], axes[rest[again]])
         patches[again] = _cut(work, guess[again], axes[rest[again]])
-        taken[again], centre[again] = whole_shields(
+        taken[again], centre[again], dark[again] = whole_shields(
             patches[again], shields, table, guess[again], axes[rest[again]]
         )
         far = ~within_cells(guess, predicted[rest], axes[rest], RECENTRE)
         taken &= ~far
         centre[far] = 0
+    # a black ordinary's shield the window cuts shows too little of its offset to recentre on: look around,
+    # but not beside a candidate the grid left out (the group's rejoining places it)
+    around = np.flatnonzero(~taken & dark & (np.abs(centre).max(axis=1) > 0))
+    if len(around) and left_out is not None and len(left_out):
+        pitch = lengths(axes[rest[around]]).mean(axis=1)
+        around = around[distances(guess[around], left_out).min(axis=1) > LEFT_OUT_NEAR * pitch]
+    if len(around):
+        found, at, cut_at = searched(
+            work, guess[around], predicted[rest[around]], axes[rest[around]], shields, table, within=RECENTRE
+        )
+        taken[around[found]] = True
+        guess[around[found]] = at[found]
+        patches[around[found]] = cut_at[found]
     if not taken.any():
         return seen
     extra = measure(patches[taken])

@@ -7,16 +7,18 @@ taken only where the shield is lit as the detector's shields around it are (:fun
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from functools import cached_property
 
 import numpy as np
 
 from table import tileset as edition
+from vision.classify import CHROMATIC_CHROMA
 from vision.features import MAX_REACH, presence
 from vision.geometry import cells_off, distances, lengths
 from vision.paint_checks import FAINT, MIN_CONTRAST, unlike
 from vision.patches import cut_patches
-from vision.shields import RING_DARK, black, field_colour, shield_outline, view_shields
+from vision.shields import RING_DARK, ShieldView, black, field_colour, shield_outline, view_shields
 
 #: Herkle: a probe's shield whose paint is faint (FAINT to MIN_CONTRAST) is lit within a factor of
 #: e^LIGHT_STEP of the detector's shields within NEIGHBOURS cells of it (see :func:`in_its_light`; on the
@@ -38,6 +40,15 @@ MOVE = 0.4
 #: shield a fifth of a cell off its patch, so the hull's centroid shows only part of the offset (rendered
 #: Herkle set, seed 31: 2 looks +30 right on 46 frames, 3 looks +8 more, 4 none more).
 PROBE_LOOKS = 3
+#: A probe still refused whose patch shows a black ordinary looks around its last place, SEARCH cells away
+#: along each axis and both diagonals (:func:`searched`): a black ordinary splits the field into pieces,
+#: and where the window its field is read in cuts them, their hull shows too little of the shield's
+#: offset to recentre on.
+SEARCH = 0.12
+_AROUND = SEARCH * np.array([(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)], float)
+
+#: The per-patch rows of a :class:`vision.shields.ShieldView` (all but the frame's field and sizes).
+_ROWS = tuple(f.name for f in fields(ShieldView) if f.name not in {"field", "sizes"})
 
 
 @dataclass(frozen=True)
@@ -51,13 +62,21 @@ class Shields:
     patches: np.ndarray
     centres: np.ndarray
 
+    @cached_property
+    def view(self) -> ShieldView:
+        """The detector's shields seen once (:func:`vision.shields.view_shields`): their sizes and the
+        light on each, what every probe's shield is compared with."""
+        return view_shields(self.patches, self.field, outline=shield_outline(edition("herkle")))
+
 
 def whole_shields(
     patches: np.ndarray, shields: Shields, table: np.ndarray | None, centres: np.ndarray, axes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which Herkle patches (N, S, S, 3), cut at ``centres`` (N, 2) in ``axes`` (N, 2, 2), a probe takes
-    although :func:`vision.probe_look.look` refused them, and where the shield seen in each lies (N, 2)
-    (:attr:`vision.shields.ShieldView.centre`, 0 where nothing is lit). Every one holds a whole
+    although :func:`vision.probe_look.look` refused them, where the shield seen in each lies (N, 2)
+    (:attr:`vision.shields.ShieldView.centre`, 0 where nothing is lit) and which (N,) show a black
+    ordinary (:func:`vision.shields.black`, whole or not, its hue weak as
+    :data:`vision.classify.CHROMATIC_CHROMA` tells a tinted black's). Every one holds a whole
     shield of the frame's field colour, size and form in its middle (:func:`vision.shields.view_shields`,
     seen with the ``shields`` the detector found, which set the size), and
 
@@ -85,19 +104,27 @@ def whole_shields(
     framed = p.frame > 0.5
     lit = (p.contrast > FAINT) & (p.reach < MAX_REACH)
     if not len(patches):
-        return np.zeros(0, bool), np.zeros((0, 2))
-    known = len(shields.patches)
-    view = view_shields(
-        np.concatenate([shields.patches, patches]), shields.field, outline=shield_outline(edition("herkle"))
-    )
-    own = slice(known, None)
-    centre = np.array(view.centre[own], np.float64)
-    ringed = view.ringed[own] >= RING_DARK
-    lit &= ringed & (unlike(view.paint[own], table) if table is not None else False)
+        return np.zeros(0, bool), np.zeros((0, 2)), np.zeros(0, bool)
+    # the probes' shields against the detector's sizes, seen once (where none of them is whole, the sizes
+    # come from the probes' own whole shields too)
+    known = shields.view
+    outline = shield_outline(edition("herkle"))
+    if np.isnan(known.sizes[0]):
+        both = view_shields(np.concatenate([shields.patches, patches]), shields.field, outline=outline)
+        view = replace(both, **{f: getattr(both, f)[len(shields.patches) :] for f in _ROWS})
+    else:
+        view = view_shields(patches, shields.field, outline=outline, sizes=known.sizes)
+    centre = np.array(view.centre, np.float64)
+    ringed = view.ringed >= RING_DARK
+    lit &= ringed & (unlike(view.paint, table) if table is not None else False)
     # faint paint is a tile only where its shield is lit as its neighbours are (a hole in the layout)
-    lit &= (p.contrast > MIN_CONTRAST) | in_its_light(view.falloff, shields, centres, axes)
-    taken = view.found[own] & ((black(view)[own] & (framed | ringed)) | lit)
-    return np.asarray(taken), centre
+    falloff = np.concatenate([known.falloff, view.falloff])
+    lit &= (p.contrast > MIN_CONTRAST) | in_its_light(falloff, shields, centres, axes)
+    dark = black(view)
+    taken = view.found & ((dark & (framed | ringed)) | lit)
+    # black also by its hue's weakness (a dark red under a warm light passes for black by its lightness)
+    dark &= view.chroma < CHROMATIC_CHROMA
+    return np.asarray(taken), centre, np.asarray(dark)
 
 
 def in_its_light(falloff: np.ndarray, shields: Shields, centres: np.ndarray, axes: np.ndarray) -> np.ndarray:
@@ -164,3 +191,34 @@ def recentred_shields(
     centres[rows[good]] = at[good]
     changed[rows[good]] = True
     return patches, centres, changed
+
+
+def searched(  # noqa: PLR0917 (a probe's state, passed along)
+    work: np.ndarray,
+    guess: np.ndarray,
+    predicted: np.ndarray,
+    axes: np.ndarray,
+    shields: Shields,
+    table: np.ndarray | None,
+    *,
+    within: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Herkle probes (their last places ``guess`` (N, 2) in the working copy ``work``, predicted at
+    ``predicted`` (N, 2), in ``axes`` (N, 2, 2)) looked at around their last place (:data:`SEARCH`),
+    within ``within`` cells of the prediction: which (N,) :func:`whole_shields` takes at one of those
+    places with a black ordinary, where (N, 2; the place whose shield lies nearest its patch's middle)
+    and its patch (N, S, S, 3; zeros where none is taken)."""
+    n, k = len(guess), len(_AROUND)
+    at = (guess[:, None, :] + np.einsum("kc,ncd->nkd", _AROUND, axes)).reshape(-1, 2)
+    ax = np.repeat(axes, k, axis=0)
+    near = cells_off(at, np.repeat(predicted, k, axis=0), ax) < within
+    patches = cut_patches(work, at, ax)
+    taken, centre = np.zeros(n * k, bool), np.zeros((n * k, 2))
+    if near.any():
+        taken[near], centre[near], dark = whole_shields(patches[near], shields, table, at[near], ax[near])
+        taken[near] &= dark
+    off = np.where(taken, np.abs(centre).max(axis=1), np.inf).reshape(n, k)
+    best = off.argmin(axis=1)
+    pick = np.arange(n) * k + best
+    found = np.isfinite(off[np.arange(n), best])
+    return found, at[pick], np.where(found[:, None, None, None], patches[pick], 0).astype(patches.dtype)

@@ -276,7 +276,11 @@ def test_herkle_probes_take_the_whole_shields_of_black_ordinaries(monkeypatch: p
     monkeypatch.setattr(
         occupied,
         "whole_shields",
-        lambda patches, *_: (np.zeros(len(patches), bool), np.zeros((len(patches), 2))),
+        lambda patches, *_: (
+            np.zeros(len(patches), bool),
+            np.zeros((len(patches), 2)),
+            np.zeros(len(patches), bool),
+        ),
     )
     without = score_frame(read_table(image, tileset=herkle), truth, layout=None, where="r")
     assert found.wrong == found.extra == 0, found.summary()
@@ -317,7 +321,7 @@ def test_a_herkle_probe_cut_off_its_tile_recentres_on_the_shield() -> None:
     assert located.shields is not None
     table = occupied.table_colour(work, lattice, located.cells)
     moved = located.centres + 0.2 * axes[:, 0]
-    at_once, _ = shield_probes.whole_shields(
+    at_once, _, _ = shield_probes.whole_shields(
         occupied._cut(work, moved, axes), located.shields, table, moved, axes
     )
     nothing = (np.zeros(0, np.int64), np.zeros((0, 2)), np.zeros((0, 32, 32, 3), np.uint8), None)

@@ -130,6 +130,12 @@ def _score(out: Rendered) -> Tally:
     return score_frame(reading, out.truth, layout=None, where="render")
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 16 (herkle21): probes now compare shields with the detector's sizes only "
+    "(shield_probes.Shields.view) and reach this group themselves, 50 right with or without the "
+    "rejoining: the situation no longer arises here and wants another frame",
+)
 def test_a_herkle_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytest.MonkeyPatch) -> None:
     # photo 28 of the rendered Herkle calibration game (seed 7) in dim light, shifted as the calibration trial
     # shifts it: the grid leaves a group of eight candidates out. Read with Herkle's probes the group holds
@@ -201,7 +207,10 @@ def test_a_part_between_a_hands_fingers_joins_at_the_one_shift_that_fits(
 def test_a_part_between_fingers_whose_tiles_break_a_line_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     # frame 86 of a rendered set seeded 232 with a hand in every frame (blurred, 33 px a tile): one shift
     # alone fits a part of 5 tiles between the fingers, but it names a blurred blue diamond a clover, and its
-    # row then holds two blue clovers. Joined, that tile would be a wrong one; left out, nothing is wrong
+    # row then holds two blue clovers. Joined, that tile would be a wrong one. (The rules' doubt of a shape
+    # the photo leaves open, vision.line_doubts, now leaves that clover uncertain as well: switched off here,
+    # so that this guard is tested alone.)
+    monkeypatch.setattr(reader, "doubted", lambda named, *_, **__: named)
     out = render(random_scene(seed=frame_seed(232, 86), variant="classic", size=(768, 1024), hand=1.0))
     kept = _score(out)
     monkeypatch.setattr(rejoin, "_breaks", lambda *_: False)
@@ -234,7 +243,10 @@ def test_a_group_of_cubes_left_out_across_a_seam_joins_where_the_rules_put_it(
 ) -> None:
     # photo 23 of the rendered Cubes calibration game (seed 7): the layout's seams are 10.7 mm, 0.47 of a
     # cube, and the grid leaves a group of 21 cubes out; the rules allow it one place, a seam's width
-    # further from the read cube beside it than one step (more than CLOSE: left out before)
+    # further from the read cube beside it than one step (more than CLOSE: left out before). The grid now
+    # takes this seam out itself (steps over an empty cell cross it, vision.seams): that is switched off
+    # here, so that the rules' join across a seam is tested alone
+    monkeypatch.setattr(lattice, "without_seams", lambda *_: None)
     scenes = game_scenes(frame_seed(7, 1_000_000), variant="cubes", size=(960, 1280), light="neutral")
     out = render(next(islice(scenes, 23, None))[0])
 
