@@ -16,8 +16,9 @@ import numpy as np
 from device.doctor import MAX_CLIPPED, MAX_EDGE_WIDTH, MIN_BRIGHT
 from device.quality import edge_width, light_level
 from table import Tile
-from vision.classify import colour_distance, light_spreads, shape_distance, size_distance
+from vision.classify import light_spreads, shape_distance, size_distance
 from vision.features import Measurements
+from vision.named import colour_distance
 from vision.prototypes import Prototypes, colour_features, white_balance
 
 #: Below this margin (spreads between a tile's own prototype and the nearest other) a class is at risk.

@@ -13,40 +13,28 @@ paint is read as it is and with what may be a lamp's reflection on its glossy to
 adapt to the frame: after a first pass, each colour's prototype moves halfway to the mean of the tiles
 confidently given that colour in this frame (when there are a few), and the tiles are named again;
 this absorbs what the white balance left of the light. The colour-blind edition's inner mark is a
-second colour cue, its distance joined to the paint's. Herkle's ordinaries,
-which are not star-shaped, are named on their shields (:mod:`vision.shields`): the shape by silhouette
-joined with the ordinary's arch (a chevron's arms rise to a point, a fess is level; calibrated, against
-the arches the photo showed) and, between a cross and a pale or fess, its arm; the colour against the
-shield's grey field. Where the names cannot be told apart (a fess from a pale when the frame's "up" is
-not known; an ordinary about as grey as its field) the tile is left uncertain.
+second colour cue, its distance joined to the paint's. Herkle's ordinaries, which are not
+star-shaped, are named on their shields (:mod:`vision.shield_names`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from table import tileset
 from vision.features import Measurements
-from vision.ordinaries import arch, arm, shield_lightness, shield_templates
+from vision.named import Named, colour_distance, softmax, softmax_best
 from vision.outline import asymmetry, harmonics, outline
 from vision.prototypes import (
     HOLES_BY_COLOUR,
-    LIGHTNESS_WEIGHT,
     OPEN,
     Prototypes,
     colour_features,
     mark_descriptor,
-    painted_prototypes,
 )
-from vision.shields import BLACK_RISE, ShieldView, field_gains, shield_view
+from vision.shield_names import name_shields, on_shields, silhouette_distance
 
-#: How clearly (in shape spreads, summed over the frame's tiles) the tiles must vote for the frame's
-#: "up" parity before a shape whose name depends on it (Herkle's fess and pale) is named.
-PARITY_VOTE = 2.0
 #: The spread of an outline's departure from a fourfold symmetry (:func:`vision.outline.asymmetry`):
 #: whole symbols stay within about one (0.03 on the real Connect photos, 0.08 on rendered tilted
 #: cubes); a squashed side face or a symbol with other paint run into it reaches four to ten. It adds
@@ -69,38 +57,6 @@ NOISE_RATIO = 2.8
 #: The 95th percentile of F(12, 12): a tile's asymmetry is noise alone when its power, per harmonic, is
 #: within this factor of what its NOISE_HARMONICS predict (six complex harmonics each side).
 NOISE_F = 2.69
-#: Herkle: the spread of an ordinary's silhouette on its shield (:mod:`vision.shields`) about its
-#: shape's, root-mean-square over the silhouette: the other silhouettes' (SHAPE_SPREAD), not fitted. On
-#: a rendered Herkle set (seed 31) the tiles named right lie 1.2 to 2.4 spreads from their shape (a
-#: tenth to nine tenths), so it is no outlier test; the soft-max over it gives the confidence.
-SHIELD_SPREAD = 0.05
-#: Herkle: the spread of an ordinary's arch (:func:`vision.ordinaries.arch`) about its shape's on the painted
-#: model: the rendered tiles scatter by 0.08 to 0.15 about their shape's median, which lies up to 0.24
-#: from the painted model's (bend, saltire); together about 0.3. It tells a chevron, whose silhouette
-#: is about as near the fess's as its own when it is painted flatter, from a fess.
-ARCH_SPREAD = 0.3
-#: Herkle: the spread of an ordinary's arm (:func:`vision.ordinaries.arm`) about its shape's on the painted
-#: model, for the ordinaries it tells apart: on 120 frames rendered with other seeds than the evaluated
-#: set's (5 and 7; 1,448 whole shields of those shapes), root-mean-square 0.058 for crosses, 0.016 for
-#: pales and fesses, where the painted cross's arm is 0.54 and theirs 0.
-ARM_SPREAD = 0.06
-#: Herkle: the ordinaries that share a cross's bar and differ from it by its arm.
-BARRED = ("pale", "fess")
-#: Herkle: an ordinary at least this saturated ((max - min) / max of its paint) is a hue (red, yellow,
-#: green, blue: 0.74 and more on rendered sets), one below the other bound is grey like the field
-#: (white or black: 0.38 and less); between, it is not named.
-CHROMATIC_SATURATION = 0.6
-NEUTRAL_SATURATION = 0.5
-#: Herkle: a hue's colour is strong against the field's brightness too (its max - min over the
-#: field's brightest channel: 0.54 and more on rendered sets, warm-calibrated included), while a black
-#: ordinary's is weak however its few levels are tinted (0.21 and less, where its saturation under a
-#: tungsten lamp reaches 0.8 and it was read red); between the two bounds it is not named.
-CHROMATIC_CHROMA = 0.4
-NEUTRAL_CHROMA_FIELD = 0.3
-#: Colours whose prototype's chroma (Lab a, b) is below this are neutral: Herkle's white and black, which
-#: differ only in lightness, which the normalised paint discards: they are named by their lightness
-#: against the shield's grey field instead (:func:`_name_shields`).
-NEUTRAL_CHROMA = 20.0
 #: How far (log gain, any channel) a frame's bodies' balance may lie from a calibration photo's for the
 #: light to count as the photo's: under the light of the photo, frames of rendered games lay at most 0.28
 #: from it (median 0.03-0.20 per game); a warm lamp switched on after a daylight calibration moved it by
@@ -109,22 +65,6 @@ SAME_LIGHT = 0.3
 #: The shape confidence of a calibrated tile whose shape its calibration photo leaves in doubt
 #: (:attr:`vision.prototypes.Prototypes.doubts`): as near the one name as the other, so uncertain.
 DOUBTED = 0.5
-
-
-@dataclass(frozen=True)
-class Named:
-    """Per tile (N): the chosen names, their confidences (0..1) and fits (distance in spreads)."""
-
-    colours: list[str]
-    shapes: list[str]
-    colour_confidence: np.ndarray
-    shape_confidence: np.ndarray
-    colour_fit: np.ndarray
-    shape_fit: np.ndarray
-
-    @property
-    def confidence(self) -> np.ndarray:
-        return np.asarray(np.minimum(self.colour_confidence, self.shape_confidence))
 
 
 def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Named:
@@ -142,7 +82,7 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     """
     gains = _light_gains(gains, prototypes)
     if prototypes.tileset == "herkle":
-        return _name_shields(m, gains, prototypes)
+        return name_shields(m, gains, prototypes)
     names = list(prototypes.colours)
     centres = np.array([prototypes.colours[k] for k in names])
     # each tile's paint as it is and with what may be a lamp's reflection taken off (the body lighter
@@ -151,7 +91,7 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     dist, dist_lit = colour_distance(feats, centres), colour_distance(lit, centres)
     glossy = dist_lit.min(axis=1) < dist.min(axis=1)
     feats, dist = np.where(glossy[:, None], lit, feats), np.where(glossy[:, None], dist_lit, dist)
-    conf = _softmax_best(dist, prototypes.colour_spread)
+    conf = softmax_best(dist, prototypes.colour_spread)
     best = dist.argmin(axis=1)
     adapted = centres.copy()
     for k in range(len(names)):
@@ -161,7 +101,7 @@ def classify(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Name
     dist = colour_distance(feats, adapted)
     both = np.hypot(dist / prototypes.colour_spread, _mark_distance(m, prototypes, names))
     best = both.argmin(axis=1)
-    colour_conf = _softmax_best(both, 1.0)
+    colour_conf = softmax_best(both, 1.0)
     colour_fit = dist[np.arange(len(best)), best] / prototypes.colour_spread
 
     shapes, shape_conf, shape_fit = name_shapes(m, prototypes)
@@ -199,7 +139,7 @@ def name_shapes(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.
         spreads, noise = prototypes.outline_spreads, ASYMMETRY_SPREAD
     else:
         shape_best = sdist.argmin(axis=1)
-        return [shape_names[k] for k in shape_best], _softmax_best(sdist, 1.0), sdist.min(axis=1)
+        return [shape_names[k] for k in shape_best], softmax_best(sdist, 1.0), sdist.min(axis=1)
     shape_best, shape_conf = _named_with_own_noise(m, prototypes, spreads, noise)
     shape_fit = sdist[np.arange(len(shape_best)), shape_best]
     return [shape_names[k] for k in shape_best], shape_conf, shape_fit
@@ -235,7 +175,7 @@ def _named_with_own_noise(
         plain, noisier = np.hypot(plain, size), np.hypot(noisier, size)
     best = plain.argmin(axis=1)
     rows = np.arange(len(best))
-    return best, np.minimum(_softmax(plain)[rows, best], _softmax(noisier)[rows, best])
+    return best, np.minimum(softmax(plain)[rows, best], softmax(noisier)[rows, best])
 
 
 def _doubted(
@@ -277,7 +217,7 @@ def shape_probabilities(m: Measurements, prototypes: Prototypes) -> tuple[list[s
     outline spreads the calibration photo's light gives (:func:`light_spreads`) and the symbol's size, as
     :func:`name_shapes` weighs them before counting the tile's own noise (:func:`decision_distances`)."""
     names, distance = decision_distances(m, prototypes)
-    return names, _softmax(distance)
+    return names, softmax(distance)
 
 
 def _outline_offsets(
@@ -303,120 +243,6 @@ def light_spreads(prototypes: Prototypes) -> dict[str, np.ndarray]:
     }
 
 
-def _name_shields(m: Measurements, gains: np.ndarray, prototypes: Prototypes) -> Named:
-    """Herkle: name each ordinary against its shield's field (:mod:`vision.shields`).
-
-    Shapes are the ordinaries' silhouettes drawn on their shields, against the painted model's, with the
-    frame's "up" voted as for any silhouette (:func:`_silhouette_distance`; the shield's flat top and
-    round foot make every tile's vote count). Colours: an ordinary unlike the field in hue is named by
-    the paint prototypes among the chromatic colours, balanced on the shields' grey field rather than
-    ``gains``, the bodies' (:func:`vision.shields.field_gains`; calibration learns them so too); one
-    about as grey as the field by how much lighter or darker than the field it is, against the painted
-    model's white and black, and only when it is further from the field than halfway to that colour
-    (black also as dark as the body, :data:`vision.shields.BLACK_RISE`). An ordinary in between, or no
-    shield found: not named (confidence 0).
-    """
-    n = len(m)
-    tiles = tileset(prototypes.tileset)
-    view, found, shape_names, sdist = _on_shields(m, prototypes)
-    names = list(prototypes.colours)
-    centres = np.array([prototypes.colours[k] for k in names])
-    # Which colours are grey is a property of the tiles (their painted model), not of a calibration:
-    # white and black learned under a tinted lamp can carry the lamp's hue.
-    painted = painted_prototypes(tiles).colours
-    neutral = np.array([float(np.hypot(*painted[k][1:3])) < NEUTRAL_CHROMA for k in names])
-    colours = [names[0]] * n
-    colour_conf, colour_fit = np.zeros(n), np.zeros(n)
-    shapes = [shape_names[0]] * n
-    shape_conf, shape_fit = np.zeros(n), np.zeros(n)
-    if view is None or not len(found):
-        return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
-    seen = dataclasses.replace(m.take(found), paint=view.paint[found])
-    hue = np.flatnonzero(~neutral)
-    cdist = colour_distance(colour_features(seen, field_gains(view, gains)), centres[hue])
-    cconf = _softmax_best(cdist, prototypes.colour_spread)
-    lightness = shield_lightness(tiles)
-    for j, i in enumerate(found):
-        shapes[i] = shape_names[int(sdist[j].argmin())]
-        shape_fit[i] = sdist[j].min()
-        saturation, light = view.saturation[i], np.log(max(view.lightness[i], 1e-3))
-        if saturation >= CHROMATIC_SATURATION and view.chroma[i] < CHROMATIC_CHROMA:
-            if view.chroma[i] >= NEUTRAL_CHROMA_FIELD:
-                continue  # saturated for itself, faint against the field: not named
-            saturation = 0.0  # a dark grey whose few levels are tinted: no hue
-        if saturation >= CHROMATIC_SATURATION:
-            k = int(cdist[j].argmin())
-            colours[i], colour_conf[i] = names[hue[k]], cconf[j]
-            colour_fit[i] = cdist[j, k] / prototypes.colour_spread
-        elif saturation < NEUTRAL_SATURATION:
-            grey = min(np.flatnonzero(neutral), key=lambda k: abs(light - np.log(lightness[names[k]])))
-            model = np.log(lightness[names[grey]])
-            colours[i] = names[grey]
-            # darker than the field: black only when as dark as the body (a grey between is a white
-            # ordinary in shadow taken for the field, the field then read as the ordinary)
-            black = model > 0 or view.rise[i] <= BLACK_RISE
-            colour_conf[i] = float(light * model > 0 and abs(light) >= 0.5 * abs(model) and black)
-    shape_conf[found] = _softmax_best(sdist, 1.0)
-    return Named(colours, shapes, colour_conf, shape_conf, colour_fit, shape_fit)
-
-
-def _on_shields(
-    m: Measurements, prototypes: Prototypes
-) -> tuple[ShieldView | None, np.ndarray, list[str], np.ndarray]:
-    """Herkle: the frame's shields, the indices (F,) of the tiles whose shield is whole, the shape
-    names (K) and those tiles' distances (F, K) in spreads from each ordinary's silhouette on the
-    painted model's shield, the frame's "up" voted over them (:func:`_silhouette_distance`)."""
-    tiles = tileset(prototypes.tileset)
-    names = list(tiles.shapes)
-    none = np.zeros(0, np.intp), names, np.zeros((0, len(names)))
-    if not len(m):
-        return None, *none
-    # whole shields only: of the frame's size, centred and shield-shaped (completed where a dark
-    # ordinary cut the lit field's corners)
-    view = shield_view(m.patch, outline=True)
-    if not view.found.any():
-        return view, *none
-    found = np.flatnonzero(view.found)
-    seen = dataclasses.replace(m.take(found), silhouette=view.silhouette[found])
-    templates = shield_templates(tiles)
-    on_shields = dataclasses.replace(prototypes, shapes=templates, shape_spread=SHIELD_SPREAD)
-    # the ordinaries' arches as the calibration photo showed them, else the painted model's
-    painted = arch(np.array([templates[k] for k in templates]))
-    middle = np.array([float(prototypes.arches.get(k, a)) for k, a in zip(templates, painted, strict=True)])
-    rise = arch(view.silhouette[found])[:, None] - middle[None]
-    names, distance = _silhouette_distance(seen, on_shields, also=rise / ARCH_SPREAD)
-    arms = arm(view.silhouette[found])[:, None] - arm(np.array([templates[k] for k in names]))[None]
-    return view, found, names, _told_by_arm(distance, names, arms / ARM_SPREAD)
-
-
-def _told_by_arm(distance: np.ndarray, names: list[str], arms: np.ndarray) -> np.ndarray:
-    """Herkle: silhouette distances (F, K) with a cross told from a pale or fess by its arm.
-
-    A cross shares its bar with a pale (and a fess, a pale turned) and differs by the arm across it, a
-    small part of the silhouette, which the silhouette's distance weighs no more than its noise. Where
-    a tile's two nearest ordinaries are a cross and a pale or fess, the arm's distances ``arms`` (F, K),
-    in spreads from each ordinary's on the painted model (:func:`vision.ordinaries.arm`), decide between
-    them: the likelihood ratio the arm gives moves the one it fits worse away (its squared distance
-    grows by the difference of the two's squared arm distances). The one it fits better keeps its
-    distance, and so does every other ordinary: the arm tells which of the two, never how sure the pair
-    is against a third. Where the arm fits neither, or both alike, little changes.
-    """
-    cross = names.index("cross")
-    bars = [names.index(k) for k in BARRED]
-    nearest = np.argsort(distance, axis=1)[:, :2]
-    pair = (nearest == cross).any(axis=1) & np.isin(nearest, [cross, *bars]).all(axis=1)
-    z2 = arms**2
-    out = distance.copy()
-    for i in np.flatnonzero(pair):
-        bar = int(nearest[i][nearest[i] != cross][0])
-        worse = z2[i, bar] - z2[i, cross]  # > 0: the arm fits the cross better than the bar
-        if worse > 0:  # a pale and a fess alike lack the arm
-            out[i, bars] = np.sqrt(distance[i, bars] ** 2 + worse)
-        else:
-            out[i, cross] = np.sqrt(distance[i, cross] ** 2 - worse)
-    return out
-
-
 def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
     """Each tile's distance to each shape's prototype, as the classifier measures it.
 
@@ -424,7 +250,7 @@ def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], 
     the outline's asymmetry, alike for every shape); for Herkle by the ordinary's silhouette on its
     shield (:mod:`vision.shields`, the frame's "up" voted over the tiles; NaN for a tile whose shield
     is not whole, which the reader does not name); else by silhouette with the frame's "up" voted
-    (:func:`_silhouette_distance`).
+    (:func:`vision.shield_names.silhouette_distance`).
 
     The eightfold harmonic's size repeats its signed value wherever a shape fixes the harmonic's phase
     (every shape but the starburst, whose phase the edition leaves open, :data:`vision.prototypes.OPEN`):
@@ -451,9 +277,9 @@ def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], 
         Distances in spreads.
     """
     if prototypes.tileset == "herkle":
-        _, found, names, on_shields = _on_shields(m, prototypes)
+        _, found, names, shielded = on_shields(m, prototypes)
         distance = np.full((len(m), len(names)), np.nan)
-        distance[found] = on_shields
+        distance[found] = shielded
         return names, distance
     if prototypes.outlines:
         names = list(prototypes.outlines)
@@ -467,7 +293,7 @@ def shape_distance(m: Measurements, prototypes: Prototypes) -> tuple[list[str], 
             z[:, :, 2] *= spread[None, :, 1] >= OPEN
         lopsided = (lopsided / ASYMMETRY_SPREAD)[:, None]  # alike for every shape
         return names, np.asarray(np.sqrt((z**2).sum(axis=2) + lopsided**2))
-    return _silhouette_distance(m, prototypes)
+    return silhouette_distance(m, prototypes)
 
 
 def beyond_noise(radial_profile: np.ndarray) -> np.ndarray:
@@ -505,41 +331,6 @@ def _sized(prototypes: Prototypes) -> bool:
     return bool(prototypes.outlines) and set(prototypes.outlines) <= set(prototypes.coverages)
 
 
-def _silhouette_distance(
-    m: Measurements, prototypes: Prototypes, *, also: np.ndarray | None = None
-) -> tuple[list[str], np.ndarray]:
-    """Silhouette distances (N, K) in spreads, with the frame's "up" voted over its tiles.
-
-    The grid's axes are known only modulo a quarter turn, and Herkle's ordinaries are not: a fess is a pale
-    turned. Each tile is compared with the templates as they are and turned a half turn (the *even*
-    parity) and turned a quarter or three (the *odd* one); every tile votes for the parity it fits better
-    (each ordinary is clipped to the shield, which is taller than wide, so even a cross tells), each vote
-    capped at one spread, and every tile is then named in the winning parity. When the vote is not clear, a
-    tile whose name depends on the parity (a fess or a pale) is as near the one name as the other: its
-    confidence is at most one half, so it is uncertain, never read as the other. ``also`` (N, K): distances
-    in spreads by a cue that a quarter turn does not change (Herkle's :func:`vision.ordinaries.arch`), joined
-    to the silhouette's in both parities (they multiply as likelihoods).
-    """
-    names = list(prototypes.shapes)
-    sil = m.silhouette.reshape(len(m), -1)
-    by_parity = []
-    for turns in ((0, 2), (1, 3)):
-        per_turn = []
-        for k in turns:
-            templates = np.array([np.rot90(prototypes.shapes[n], k) for n in names]).reshape(len(names), -1)
-            per_turn.append(np.sqrt(((sil[:, None, :] - templates[None]) ** 2).mean(axis=2)))
-        distance = np.minimum(*per_turn) / prototypes.shape_spread
-        by_parity.append(distance if also is None else np.hypot(distance, also))
-    even, odd = by_parity
-    vote = float(np.clip(odd.min(axis=1) - even.min(axis=1), -1.0, 1.0).sum())
-    chosen, other = (even, odd) if vote >= 0 else (odd, even)
-    if abs(vote) < PARITY_VOTE:
-        rows = np.flatnonzero(chosen.argmin(axis=1) != other.argmin(axis=1))
-        chosen = chosen.copy()
-        chosen[rows, other.argmin(axis=1)[rows]] = chosen[rows].min(axis=1)  # two names, equally near
-    return names, chosen
-
-
 def _mark_distance(m: Measurements, prototypes: Prototypes, names: list[str]) -> np.ndarray:
     """Each tile's distance (N, K) from each colour's inner mark, in spreads (the colour-blind edition's
     second colour cue); zero where the edition has no marks, or no mark is seen in the tile."""
@@ -552,26 +343,3 @@ def _mark_distance(m: Measurements, prototypes: Prototypes, names: list[str]) ->
             z = (desc - prototypes.marks[name]) / prototypes.mark_spreads[name]
             out[:, k] = np.where(seen, np.sqrt((z**2).sum(axis=1)), 0.0)
     return out
-
-
-def colour_distance(feats: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """Distances (N, K) between colour features (N, 3) and colour prototypes (K, 3), both normalised-paint
-    Lab (:func:`vision.prototypes.colour_features`), with L* weighted by LIGHTNESS_WEIGHT; in Lab units
-    (divide by the prototypes' ``colour_spread`` for spreads)."""
-    w = np.array([LIGHTNESS_WEIGHT, 1.0, 1.0])
-    return np.asarray(np.sqrt((((feats[:, None, :] - centres[None]) * w) ** 2).sum(axis=2)))
-
-
-def _softmax_best(dist: np.ndarray, spread: float) -> np.ndarray:
-    """The soft-max probability of the nearest prototype, from distances (N, K)."""
-    if dist.shape[1] == 0:
-        return np.zeros(len(dist))
-    return np.asarray(_softmax(dist / spread).max(axis=1))
-
-
-def _softmax(dist: np.ndarray) -> np.ndarray:
-    """Each prototype's soft-max probability (N, K) from distances in spreads (N, K)."""
-    z = -0.5 * dist**2
-    z -= z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    return np.asarray(p / p.sum(axis=1, keepdims=True))

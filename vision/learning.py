@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from table import Tile, TileSet
-from vision.classify import ARCH_SPREAD, decision_distances, shape_distance
+from vision.classify import decision_distances, shape_distance
 from vision.features import Measurements, concat
 from vision.ordinaries import arch, shield_templates
 from vision.outline import asymmetry, outline
@@ -30,6 +30,7 @@ from vision.prototypes import (
     white_balance,
 )
 from vision.reader import MAX_FIT, MIN_CONFIDENCE
+from vision.shield_names import ARCH_SPREAD
 from vision.shields import field_gains, shield_view
 
 #: A known tile whose outline lies further than this from its own shape (in the reader's fit, twice its
@@ -305,7 +306,7 @@ def _learned_arches(
 ) -> dict[str, np.ndarray]:
     """Herkle: each ordinary's arch (:func:`vision.ordinaries.arch`) on the photos' whole shields, an estimate
     under noise (:func:`_estimates`, no floor but a guard against none) with ``base``'s (default: the
-    painted model's shields), uncertain by :data:`vision.classify.ARCH_SPREAD`, as what was known before.
+    painted model's shields), uncertain by :data:`vision.shield_names.ARCH_SPREAD`, as what was known before.
 
     The painted model's chevron rises 0.68; on a rendered 40-pixel photo in a tenth of the light it
     measures 0.36 to 0.54, a fess 0.05 to 0.17 against the model's 0.07: the reader, deciding under

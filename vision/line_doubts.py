@@ -20,8 +20,9 @@ import numpy as np
 
 from table import Tile
 from table.lines import AXES, MAX_LINE, line_ok, line_through
-from vision.classify import Named, shape_distance
+from vision.classify import shape_distance
 from vision.features import Measurements
+from vision.named import Named
 from vision.prototypes import Prototypes
 
 #: A doubted tile's shape confidence: two names equally near.

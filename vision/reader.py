@@ -26,12 +26,13 @@ import numpy as np
 
 from table import Board, Layout, PlacedTile, Tile, TileSet
 from table.register import register
-from vision.classify import Named, classify
+from vision.classify import classify
 from vision.detect import Blobs
 from vision.features import Measurements, concat
 from vision.geometry import fit_homography, local_axes
 from vision.lattice import AROUND, Lattice, cell_keys, fit_lattice
 from vision.line_doubts import doubted
+from vision.named import Named
 from vision.occlusion import covered_cells
 from vision.occupied import Located, occupied, probed
 from vision.patches import FACE_SPAN, inside_fraction

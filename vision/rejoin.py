@@ -46,12 +46,13 @@ import numpy as np
 
 from table import Tile
 from table.lines import AXES, line_ok, line_through
-from vision.classify import Named, classify
+from vision.classify import classify
 from vision.detect import Blobs
 from vision.features import concat
 from vision.geometry import cells_off, distances, fit_homography, local_axes
 from vision.joins import FAR, FAR_GROUP
 from vision.lattice import fit_lattice
+from vision.named import Named
 from vision.occupied import Located, occupied
 from vision.prototypes import Prototypes, white_balance
 from vision.shifts import only_shift, rigid_shift

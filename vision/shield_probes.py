@@ -13,11 +13,11 @@ from functools import cached_property
 import numpy as np
 
 from table import tileset as edition
-from vision.classify import CHROMATIC_CHROMA
 from vision.features import MAX_REACH, presence
 from vision.geometry import cells_off, distances, lengths
 from vision.paint_checks import FAINT, MIN_CONTRAST, unlike
 from vision.patches import cut_patches
+from vision.shield_names import CHROMATIC_CHROMA
 from vision.shields import RING_DARK, ShieldView, black, field_colour, shield_outline, view_shields
 
 #: Herkle: a probe's shield whose paint is faint (FAINT to MIN_CONTRAST) is lit within a factor of
@@ -76,7 +76,7 @@ def whole_shields(
     although :func:`vision.probe_look.look` refused them, where the shield seen in each lies (N, 2)
     (:attr:`vision.shields.ShieldView.centre`, 0 where nothing is lit) and which (N,) show a black
     ordinary (:func:`vision.shields.black`, whole or not, its hue weak as
-    :data:`vision.classify.CHROMATIC_CHROMA` tells a tinted black's). Every one holds a whole
+    :data:`vision.shield_names.CHROMATIC_CHROMA` tells a tinted black's). Every one holds a whole
     shield of the frame's field colour, size and form in its middle (:func:`vision.shields.view_shields`,
     seen with the ``shields`` the detector found, which set the size), and
 

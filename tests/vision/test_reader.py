@@ -12,11 +12,11 @@ from table import Board, Tile, tileset
 from table.codec import board_from_json
 from table.register import register
 from vision import measure_tiles, occupied, read_table, reader, symbol_candidates
-from vision.classify import Named
 from vision.detect import Blobs, find_blobs
 from vision.evaluate import score_frame
 from vision.geometry import apply_homography
 from vision.lattice import fit_lattice
+from vision.named import Named
 from vision.render import Rendered, Scene, random_scene, render
 
 EASY = {

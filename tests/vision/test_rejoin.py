@@ -12,8 +12,8 @@ import pytest
 from calibration.lighting import SHIFTS, shift_light
 from table import Board, Tile, tileset
 from vision import lattice, reader, rejoin, shield_detect
-from vision.classify import Named
 from vision.evaluate import Tally, score_frame
+from vision.named import Named
 from vision.rejoin import Side, _breaks, _verdict
 from vision.render import Rendered, random_scene, render
 from vision.render_dataset import frame_seed, game_scenes

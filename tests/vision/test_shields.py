@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.classify
+import vision.shield_names
 import vision.shield_probes
 import vision.shields
 from calibration.lighting import Shift, shift_light
@@ -151,7 +151,7 @@ def test_a_rendered_frame_reads_more_tiles_with_whole_shields_and_arches(
     now = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
     monkeypatch.setattr(vision.shields, "completed", lambda *args, **kwargs: [])
     monkeypatch.setattr(vision.shields, "middle_part", lambda lit: None)
-    monkeypatch.setattr(vision.classify, "ARCH_SPREAD", float("inf"))
+    monkeypatch.setattr(vision.shield_names, "ARCH_SPREAD", float("inf"))
     before = score_frame(read_table(scene.image, tileset=HERKLE), scene.truth, layout=None, where="r")
     # every tile is read, more than without them (a bend is then uncertain)
     assert now.wrong == now.extra == 0, now.summary()
