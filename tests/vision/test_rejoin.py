@@ -241,18 +241,16 @@ def test_a_cube_beside_a_read_one_across_a_seam_lies_further_never_nearer() -> N
 def test_a_group_of_cubes_left_out_across_a_seam_joins_where_the_rules_put_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # photo 23 of the rendered Cubes calibration game (seed 7): the layout's seams are 10.7 mm, 0.47 of a
-    # cube, and the grid leaves a group of 21 cubes out; the rules allow it one place, a seam's width
-    # further from the read cube beside it than one step (more than CLOSE: left out before). The grid now
-    # takes this seam out itself (steps over an empty cell cross it, vision.seams): that is switched off
-    # here, so that the rules' join across a seam is tested alone
-    monkeypatch.setattr(lattice, "without_seams", lambda *_: None)
+    # photo 28 of the rendered Cubes calibration game (seed 7): the layout's seams are 10.7 mm, 0.47 of a
+    # cube, and the grid leaves a group of cubes out (its seams not found: vision.seams); the rules allow
+    # it one place, a seam's width further from the read cube beside it than one step (more than CLOSE:
+    # left out before)
     scenes = game_scenes(frame_seed(7, 1_000_000), variant="cubes", size=(960, 1280), light="neutral")
-    out = render(next(islice(scenes, 23, None))[0])
+    out = render(next(islice(scenes, 28, None))[0])
 
     def score() -> Tally:
         return score_frame(
-            reader.read_table(out.image, tileset=tileset("cubes")), out.truth, layout=None, where="23"
+            reader.read_table(out.image, tileset=tileset("cubes")), out.truth, layout=None, where="28"
         )
 
     joined = score()
