@@ -130,26 +130,21 @@ def _score(out: Rendered) -> Tally:
     return score_frame(reading, out.truth, layout=None, where="render")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 16 (herkle21): probes now compare shields with the detector's sizes only "
-    "(shield_probes.Shields.view) and reach this group themselves, 50 right with or without the "
-    "rejoining: the situation no longer arises here and wants another frame",
-)
 def test_a_herkle_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    # photo 28 of the rendered Herkle calibration game (seed 7) in dim light, shifted as the calibration trial
-    # shifts it: the grid leaves a group of eight candidates out. Read with Herkle's probes the group holds
-    # 13 tiles; taken where the grids put them (a Herkle tile's paint lies off its middle) they lie within
-    # 0.13 of a step of the read tiles, and a probe's unnamed cell beside them no longer breaks the lines.
-    # Either taken away, the group stays out (34 right against 46). Read as frames were before the shield
-    # detector looked again at a noisy frame smoothed (round 13): by the pieces of paint, as frames darker
-    # still are read, since smoothed the detector finds this frame's shields and its grid leaves no group out
+    # photo 30 of the rendered Herkle calibration game (seed 7) in dim light, shifted as the calibration trial
+    # shifts it: the grid leaves a group out. Taken where the grids put its tiles (a Herkle tile's paint lies
+    # off its middle) it lies near enough whole steps from the read tiles to join; taken at its paint, it
+    # stays out (36 right against 46). Read as frames were before the shield detector looked again at a
+    # noisy frame smoothed (round 13): by the pieces of paint, as frames darker still are read (smoothed,
+    # the detector finds this frame's shields and its grid leaves no group out). (Round 16: photo 28, this
+    # test's frame before, is now read whole by the probes, which see their shields against the detector's
+    # sizes, and photo 17 reads 9 tiles fewer so than at the paint: noted in docs/vision.md.)
     monkeypatch.setattr(shield_detect, "SMOOTHING", (1,))
     scenes = game_scenes(frame_seed(7, 1_000_000), variant="herkle", size=(960, 1280), light="neutral")
-    out = render(next(islice(scenes, 28, None))[0])
+    out = render(next(islice(scenes, 30, None))[0])
     assert out.jpeg is not None
     photo = np.asarray(cv2.imdecode(np.frombuffer(out.jpeg, np.uint8), cv2.IMREAD_COLOR))
-    shifted = shift_light(photo, SHIFTS["dim"], seed=100_003 + 28)
+    shifted = shift_light(photo, SHIFTS["dim"], seed=100_003 + 30)
     # the trial's copy is written as a JPEG of quality 97
     dim = np.asarray(cv2.imdecode(cv2.imencode(".jpg", shifted, [cv2.IMWRITE_JPEG_QUALITY, 97])[1], 1))
 
@@ -160,18 +155,10 @@ def test_a_herkle_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytes
 
     joined = score()
     assert joined.wrong + joined.extra == 0, joined.summary()
-    with monkeypatch.context() as patch:
-        patch.setattr(rejoin, "_at", lambda tiles, tileset: tiles.centres)  # a Herkle tile at its paint
-        at_paint = score()
-    with monkeypatch.context() as patch:
-        # a run joined through the part's unnamed cells alone taken for a line
-        patch.setattr(rejoin, "_verdict", lambda side, part: rejoin._lines({**side.tiles, **part}, part))
-        unnamed_join = score()
-    assert joined.right >= max(at_paint.right, unnamed_join.right) + 10, (
-        joined.summary(),
-        at_paint.summary(),
-        unnamed_join.summary(),
-    )
+    monkeypatch.setattr(rejoin, "_at", lambda tiles, tileset: tiles.centres)  # a Herkle tile at its paint
+    at_paint = score()
+    assert joined.right >= at_paint.right + 8, (joined.summary(), at_paint.summary())
+    assert at_paint.wrong + at_paint.extra == 0, at_paint.summary()
 
 
 def test_a_far_group_beyond_a_hand_joins_where_it_and_the_read_tiles_lie_on_one_grid(
