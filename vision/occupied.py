@@ -33,7 +33,9 @@ follow a similarity's drift under a tilted camera. :mod:`vision.reader` names wh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 
@@ -138,10 +140,21 @@ def occupied(
         held = _held(cutting, cells[keep], centres[keep])
         if held:
             strong = keep.copy()
-            keep |= _faint(work, cutting, cells[strong], patches, p, strong=strong)
-            # (not among cubes: a leaning cube's side face and its neighbour's top)
+            # paint fainter than MIN_CONTRAST: a whole symbol not of the table's colour
+            faint = ~strong & p.found(FAINT, framed=False)
+            keep |= _against_table(work, cutting, cells[strong], faint, partial(_faint, patches, p))
+            # (not among cubes: a leaning cube's side face and its neighbour's top) a light table seen past
+            # a tile's body, in the band its darkness is read in (a tile at the layout's edge): its paint
+            # stands out once the table is painted out (the patches of those taken are replaced by their
+            # copies without it: :func:`vision.probe_look.past_table`)
             if tileset != "cubes":
-                past = _table_painted_out(work, cutting, cells[strong], patches, p, strong=keep)
+                past = _against_table(
+                    work,
+                    cutting,
+                    cells[strong],
+                    ~keep & (p.frame <= 0.5) & (p.rim > RIM_DARK),  # (past_table's own first test)
+                    lambda among, table: past_table(patches, p, among, table, MIN_CONTRAST),
+                )
                 if past.any():
                     p = p.with_rows(np.flatnonzero(past), presence(patches[past]))
                     keep |= past
@@ -199,52 +212,32 @@ def _shields_recentred(located: Located, cut: np.ndarray) -> Located:
     return replace(located, centres=centres, patches=patches, measured=measured)
 
 
-def _faint(
+def _faint(patches: np.ndarray, p: Presence, among: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Which of the detector's candidates ``among`` (N,) bool (their patches (N, S, S, 3) and
+    :func:`presence` ``p``), whose paint stands out less than MIN_CONTRAST but more than FAINT with a
+    symbol's dark rim, size and place in the cell, hold a tile: a whole symbol (:func:`whole`) whose paint
+    is not the ``table``'s (3,) BGR colour."""
+    m = measure(patches[among], p.take(among))
+    taken = among.copy()
+    taken[among] = whole(m) & unlike(m.paint, table)
+    return taken
+
+
+def _against_table(
     work: np.ndarray,
     lattice: Lattice,
     cells: np.ndarray,
-    patches: np.ndarray,
-    p: Presence,
-    *,
-    strong: np.ndarray,
+    among: np.ndarray,
+    taken: Callable[[np.ndarray, np.ndarray], np.ndarray],
 ) -> np.ndarray:
-    """Which detector candidates (their patches (N, S, S, 3) and :func:`presence` ``p``) not ``strong``
-    (N,) hold a tile although their paint stands out less than MIN_CONTRAST: more than FAINT, with a
-    symbol's dark rim, size and place in the cell, a whole symbol (:func:`whole`) and paint not the
-    table's colour (read around the tiles of ``cells`` (K, 2); none without it)."""
-    faint = np.asarray(~strong & p.found(FAINT, framed=False))
-    if not faint.any():
-        return faint
-    table = table_colour(work, lattice, cells)
-    if table is None:
-        return np.zeros_like(faint)
-    m = measure(patches[faint], p.take(faint))
-    faint[faint] = whole(m) & unlike(m.paint, table)
-    return faint
-
-
-def _table_painted_out(
-    work: np.ndarray,
-    lattice: Lattice,
-    cells: np.ndarray,
-    patches: np.ndarray,
-    p: Presence,
-    *,
-    strong: np.ndarray,
-) -> np.ndarray:
-    """Which detector candidates (their patches (N, S, S, 3) and :func:`presence` ``p``) not ``strong``
-    (N,) hold a tile once the table seen past its body is painted out (:func:`vision.probe_look.past_table`:
-    on a light table, a tile at the layout's edge shows the table in the band its body's darkness is read
-    in, and its paint then stands out less than MIN_CONTRAST); the table's colour is read around the
-    tiles of ``cells`` (K, 2). The patches of those taken are replaced, in place, by their copies without
-    the table."""
-    among = np.asarray(~strong & (p.frame <= 0.5) & (p.rim > RIM_DARK))  # (past_table's own first test)
+    """Which of the candidates ``among`` (N,) bool ``taken(among, table)`` takes, given the table's colour
+    (3,) BGR read around the tiles of ``cells`` (K, 2): none where none is among them, or where the table's
+    colour is not known (:func:`vision.paint_checks.table_colour`; it is read only where needed)."""
+    among = np.asarray(among)
     if not among.any():
         return among
     table = table_colour(work, lattice, cells)
-    if table is None:
-        return np.zeros_like(among)
-    return past_table(patches, p, among, table, MIN_CONTRAST)
+    return np.zeros_like(among) if table is None else taken(among, table)
 
 
 def _held(lattice: Lattice, cells: np.ndarray, centres: np.ndarray) -> bool:

@@ -12,31 +12,20 @@ import pytest
 import vision.classify
 import vision.prototypes
 from table import Tile, tileset
+from tests.vision.painted import names_of, painted
 from vision import render_tiles
 from vision.classify import classify
 from vision.features import measure
 from vision.patches import PATCH
-from vision.prototypes import default_prototypes, paint_patches, painted_prototypes
+from vision.prototypes import default_prototypes, painted_prototypes
 from vision.reader import MAX_FIT, MIN_CONFIDENCE
 from vision.render import random_scene, render
 from vision.render_tiles import BODY
 
 
-def _patches(tiles: list[Tile], variant: str, *, turns: int = 0, seed: int = 1) -> np.ndarray:
-    """One cell patch per tile, square-on, the face turned ``turns`` quarter turns in the grid's axes."""
-    painted = paint_patches(tiles, variant=variant, rng=np.random.default_rng(seed), imperfection=0.3)
-    return np.rot90(painted, turns, axes=(1, 2)).copy()
-
-
-def _named(tiles: list[Tile], variant: str, turns: int = 0) -> list[tuple[str, str, float]]:
-    measured = measure(_patches(tiles, variant, turns=turns))
-    named = classify(measured, np.ones(3), default_prototypes(tileset(variant)))
-    return list(zip(named.colours, named.shapes, named.confidence.tolist(), strict=True))
-
-
 def test_classic_tiles_are_named_confidently() -> None:
     tiles = [Tile(c, s) for c, s in zip(tileset("classic").colours, tileset("classic").shapes, strict=True)]
-    for tile, (colour, shape, conf) in zip(tiles, _named(tiles, "classic"), strict=True):
+    for tile, (colour, shape, conf) in zip(tiles, names_of(tiles, "classic"), strict=True):
         assert (colour, shape) == (tile.colour, tile.shape) and conf > 0.9
 
 
@@ -48,7 +37,7 @@ def test_a_leaning_cubes_side_face_is_no_tile() -> None:
         Tile("green", "clover"),
         Tile("yellow", "diamond"),
     ]
-    patches = _patches(tiles, "cubes")
+    patches = painted(tiles, "cubes")
     squashed = np.empty_like(patches)
     for i, patch in enumerate(patches):
         squashed[i] = BODY
@@ -73,7 +62,7 @@ def test_the_colour_blind_inner_mark_names_a_paint_between_red_and_orange(
     monkeypatch.setitem(render_tiles.PAINT, "red", between)
     monkeypatch.setitem(render_tiles.PAINT, "orange", between)
     tiles = [Tile(colour, shape) for colour in ("red", "orange") for shape in tileset("colour-blind").shapes]
-    m = measure(_patches(tiles, "colour-blind", seed=3))
+    m = measure(painted(tiles, "colour-blind", seed=3))
     prototypes = painted_prototypes.__wrapped__(tileset("colour-blind"))
     named = classify(m, np.ones(3), prototypes)
     assert named.colours == [t.colour for t in tiles]
@@ -91,7 +80,7 @@ def test_calibrated_shapes_are_named_under_the_lights_spreads() -> None:
     leave its outline as it was) keeps its name with no more confidence than before."""
     classic = tileset("classic")
     tiles = list(classic.tiles())
-    measured = measure(_patches(tiles, "classic"))
+    measured = measure(painted(tiles, "classic"))
     plain = default_prototypes(classic)
     same = dataclasses.replace(plain, learned_spreads=dict(plain.outline_spreads))
     before, clean = classify(measured, np.ones(3), plain), classify(measured, np.ones(3), same)
@@ -124,7 +113,7 @@ def test_a_calibrated_reader_counts_the_lights_noise_once() -> None:
 
     classic = tileset("classic")
     tiles = list(classic.tiles())
-    measured = measure(_patches(tiles, "classic"))
+    measured = measure(painted(tiles, "classic"))
     plain = default_prototypes(classic)
     same = dataclasses.replace(plain, learned_spreads=dict(plain.outline_spreads))
     clean = classify(measured, np.ones(3), same)
@@ -149,7 +138,7 @@ def test_an_uncalibrated_reader_counts_a_tiles_own_noise() -> None:
     leaves it uncertain instead of a confident guess; clean tiles stay confidently named."""
     classic = tileset("classic")
     tiles = list(classic.tiles())
-    measured = measure(_patches(tiles, "classic"))
+    measured = measure(painted(tiles, "classic"))
     plain = default_prototypes(classic)
     clean = classify(measured, np.ones(3), plain)
     assert clean.shapes == [t.shape for t in tiles]
@@ -203,7 +192,7 @@ def test_a_calibrated_reader_names_shapes_by_size_too() -> None:
     named by how much of its cell it covers. Without coverages for every shape, nothing changes."""
     classic = tileset("classic")
     tiles = [Tile("red", "circle"), Tile("blue", "square")]
-    measured = measure(_patches(tiles, "classic"))
+    measured = measure(painted(tiles, "classic"))
     plain = default_prototypes(classic)
     calibrated = dataclasses.replace(plain, learned_spreads=dict(plain.outline_spreads))
     coverages = {k: np.asarray(0.3) for k in plain.outlines}
@@ -233,7 +222,7 @@ def test_a_lamps_reflection_is_taken_off_and_a_light_table_is_not() -> None:
         for c in ("red", "orange", "yellow", "green", "blue", "purple")
         for s in ("square", "circle")
     ]
-    m = measure(_patches(tiles, "classic"))
+    m = measure(painted(tiles, "classic"))
     gains = np.ones(3)
     linear = vision.prototypes.srgb_to_linear
     lift = lambda v, k: 255 * (1.055 * (linear(v / 255) + k) ** (1 / 2.4) - 0.055)  # noqa: E731
@@ -258,7 +247,7 @@ def test_a_rounded_corner_is_one_misfit_in_the_shape_fit() -> None:
     plain = default_prototypes(tileset("classic"))
     names = list(plain.outlines)
     turn = np.arange(RAYS) * 2 * np.pi / RAYS
-    measured = measure(_patches([Tile("red", "criss-cross")], "classic"))
+    measured = measure(painted([Tile("red", "criss-cross")], "classic"))
 
     def fit(shape: str, h8: float, phase: float = 0.0, prototypes: Any = plain) -> float:
         h4, _, _, h12 = plain.outlines[shape]
@@ -284,7 +273,7 @@ def test_a_calibrated_reader_names_colours_under_the_photos_body_balance() -> No
     them; a frame whose bodies say the light has changed (a warm lamp after a daylight calibration) is
     named under its own, as without them."""
     tiles = [Tile(c, "square") for c in tileset("classic").colours]
-    measured = measure(_patches(tiles, "classic"))
+    measured = measure(painted(tiles, "classic"))
     base = default_prototypes(tileset("classic"))
     calibrated = dataclasses.replace(base, body_gains=np.ones(3))
 
@@ -307,7 +296,7 @@ def test_a_calibrated_shape_its_photo_leaves_in_doubt_is_uncertain() -> None:
 
     classic = tileset("classic")
     tiles = [Tile("purple", "diamond"), Tile("red", "diamond"), Tile("purple", "square")]
-    measured = measure(_patches(tiles, "classic"))
+    measured = measure(painted(tiles, "classic"))
     plain = default_prototypes(classic)
     calibrated = dataclasses.replace(plain, learned_spreads=dict(plain.outline_spreads))
     before = classify(measured, np.ones(3), calibrated)
@@ -316,11 +305,11 @@ def test_a_calibrated_shape_its_photo_leaves_in_doubt_is_uncertain() -> None:
     names, distance = decision_distances(measured, calibrated)
     odds = 0.5 * (distance[0, names.index("clover")] ** 2 - distance[0, names.index("diamond")] ** 2)
 
-    def named(doubt: float) -> np.ndarray:
+    def names_of(doubt: float) -> np.ndarray:
         doubts = {("purple", "diamond", "clover"): doubt}
         return classify(measured, np.ones(3), dataclasses.replace(calibrated, doubts=doubts)).shape_confidence
 
-    doubted = named(odds + 0.1)
+    doubted = names_of(odds + 0.1)
     assert doubted[0] == DOUBTED < MIN_CONFIDENCE
     assert np.array_equal(doubted[1:], before.shape_confidence[1:])  # another colour, another shape
-    assert np.array_equal(named(odds - 0.1), before.shape_confidence)
+    assert np.array_equal(names_of(odds - 0.1), before.shape_confidence)

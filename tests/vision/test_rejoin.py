@@ -161,33 +161,29 @@ def test_a_herkle_group_left_out_joins_where_the_rules_put_it(monkeypatch: pytes
     assert at_paint.wrong + at_paint.extra == 0, at_paint.summary()
 
 
-def test_a_far_group_beyond_a_hand_joins_where_it_and_the_read_tiles_lie_on_one_grid(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("frame", "switched_off", "gain"),
+    [
+        # frame 144: a group of 8 tiles lies beyond a forearm; among the candidates alone its shifts tie
+        # (largest misfits 0.165 and 0.197 of a cell, odds e^6.6), and it touches no read tile, so the
+        # rules say nothing. Read with its probes, against the read tiles with theirs, one shift fits
+        # clearly
+        (144, "_rigid_cells", 8),
+        # frame 174: fingers lie between a part of 5 tiles and the read tiles, two cells away, and the
+        # rules cannot place it. Read with its probes, one shift fits (every point within 0.04 of a cell
+        # of its cell, every other shift leaving one 0.34 off); 4 of its tiles are then read right
+        (174, "only_shift", 4),
+    ],
+)
+def test_a_part_beyond_or_between_a_hands_fingers_joins_where_one_grid_holds_it(
+    frame: int, switched_off: str, gain: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # frame 144 of the rendered set with a hand in every frame (seed 31): a group of 8 tiles lies beyond a
-    # forearm; among the candidates alone its shifts tie (largest misfits 0.165 and 0.197 of a cell, odds
-    # e^6.6), and it touches no read tile, so the rules say nothing. Read with its probes, against the read
-    # tiles with theirs, one shift fits clearly
-    out = render(random_scene(seed=frame_seed(31, 144), variant="classic", size=(768, 1024), hand=1.0))
+    # frames of the rendered set with a hand in every frame (seed 31)
+    out = render(random_scene(seed=frame_seed(31, frame), variant="classic", size=(768, 1024), hand=1.0))
     joined = _score(out)
-    monkeypatch.setattr(rejoin, "_rigid_cells", lambda *_: None)
+    monkeypatch.setattr(rejoin, switched_off, lambda *_: None)
     alone = _score(out)
-    assert joined.right >= alone.right + 8, (joined.summary(), alone.summary())
-    assert joined.wrong + joined.extra <= alone.wrong + alone.extra
-
-
-def test_a_part_between_a_hands_fingers_joins_at_the_one_shift_that_fits(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # frame 174 of the rendered set with a hand in every frame (seed 31): fingers lie between a part of 5
-    # tiles and the read tiles, two cells away, and the rules cannot place it. Read with its probes, one
-    # shift fits (every point within 0.04 of a cell of its cell, every other shift leaving one 0.34 off);
-    # 4 of its tiles are then read right
-    out = render(random_scene(seed=frame_seed(31, 174), variant="classic", size=(768, 1024), hand=1.0))
-    joined = _score(out)
-    monkeypatch.setattr(rejoin, "only_shift", lambda *_: None)
-    alone = _score(out)
-    assert joined.right >= alone.right + 4, (joined.summary(), alone.summary())
+    assert joined.right >= alone.right + gain, (joined.summary(), alone.summary())
     assert joined.wrong + joined.extra <= alone.wrong + alone.extra
 
 

@@ -11,43 +11,32 @@ import pytest
 
 import vision.shield_names
 from table import Tile, tileset
+from tests.vision.painted import names_of, painted
 from vision import render_tiles
 from vision.classify import classify
 from vision.evaluate import score_frame
 from vision.features import measure
 from vision.patches import PATCH
-from vision.prototypes import default_prototypes, paint_patches
+from vision.prototypes import default_prototypes
 from vision.reader import MIN_CONFIDENCE, read_table
 from vision.render import random_scene, render
 from vision.render_tiles import BODY
-
-
-def _patches(tiles: list[Tile], variant: str, *, turns: int = 0, seed: int = 1) -> np.ndarray:
-    """One cell patch per tile, square-on, the face turned ``turns`` quarter turns in the grid's axes."""
-    painted = paint_patches(tiles, variant=variant, rng=np.random.default_rng(seed), imperfection=0.3)
-    return np.rot90(painted, turns, axes=(1, 2)).copy()
-
-
-def _named(tiles: list[Tile], variant: str, turns: int = 0) -> list[tuple[str, str, float]]:
-    measured = measure(_patches(tiles, variant, turns=turns))
-    named = classify(measured, np.ones(3), default_prototypes(tileset(variant)))
-    return list(zip(named.colours, named.shapes, named.confidence.tolist(), strict=True))
 
 
 def test_herkle_frames_vote_their_up_so_a_fess_is_no_pale() -> None:
     tiles = [Tile("red", "bend"), Tile("blue", "chevron"), Tile("yellow", "fess"), Tile("red", "pale")]
     tiles += [Tile("blue", "bend"), Tile("yellow", "chevron")]
     for turns in range(4):  # the grid's axes are known only modulo a quarter turn
-        for tile, (colour, shape, conf) in zip(tiles, _named(tiles, "herkle", turns), strict=True):
+        for tile, (colour, shape, conf) in zip(tiles, names_of(tiles, "herkle", turns), strict=True):
             assert (colour, shape) == (tile.colour, tile.shape) and conf >= 0.6, (turns, tile, shape, conf)
 
 
 def test_a_lone_herkle_fess_or_pale_is_not_guessed() -> None:
     for tile in (Tile("red", "fess"), Tile("blue", "pale")):
         for turns in (0, 1):  # one tile is too weak a vote for the frame's "up"
-            [(_, _, conf)] = _named([tile], "herkle", turns)
+            [(_, _, conf)] = names_of([tile], "herkle", turns)
             assert conf <= 0.5, (tile, turns)
-    [(_, shape, conf)] = _named([Tile("yellow", "cross")], "herkle", 1)
+    [(_, shape, conf)] = names_of([Tile("yellow", "cross")], "herkle", 1)
     assert shape == "cross" and conf >= 0.6  # a cross is a cross whichever way is up
 
 
@@ -98,17 +87,17 @@ def test_herkle_white_and_black_are_told_apart_against_the_field() -> None:
     how much lighter or darker than the shield's grey field the ordinary is."""
     tiles = [Tile("white", "cross"), Tile("black", "fess"), Tile("white", "bend"), Tile("black", "pale")]
     tiles += [Tile("red", "fess"), Tile("green", "chevron")]
-    for tile, (colour, shape, conf) in zip(tiles, _named(tiles, "herkle"), strict=True):
+    for tile, (colour, shape, conf) in zip(tiles, names_of(tiles, "herkle"), strict=True):
         assert (colour, shape) == (tile.colour, tile.shape) and conf >= MIN_CONFIDENCE, (tile, colour, conf)
 
 
-def test_herkle_black_ordinaries_that_cut_the_shields_corners_are_named() -> None:
+def test_herkle_black_ordinaries_that_cut_the_shields_corners_arenamed() -> None:
     """A black bend or saltire takes the shield's corners off its lit field: the hull of the field is
     blunter than a shield, and is completed by the frame's shield (it was left uncertain before)."""
     tiles = [Tile("black", "bend"), Tile("black", "saltire"), Tile("black", "cross"), Tile("red", "fess")]
     tiles += [Tile("blue", "chevron"), Tile("yellow", "pale"), Tile("green", "bend")]
     for turns in range(4):
-        for tile, (colour, shape, conf) in zip(tiles, _named(tiles, "herkle", turns), strict=True):
+        for tile, (colour, shape, conf) in zip(tiles, names_of(tiles, "herkle", turns), strict=True):
             assert (colour, shape) == (tile.colour, tile.shape) and conf >= MIN_CONFIDENCE, (
                 turns,
                 tile,
@@ -116,12 +105,12 @@ def test_herkle_black_ordinaries_that_cut_the_shields_corners_are_named() -> Non
             )
 
 
-def test_an_ordinary_as_grey_as_its_field_is_not_named(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_ordinary_as_grey_as_its_field_is_notnamed(monkeypatch: pytest.MonkeyPatch) -> None:
     """A white painted nearly the field's grey is neither white nor black: left unnamed."""
     grey = tuple(v + 12 for v in render_tiles.HERKLE_FIELD)
     monkeypatch.setitem(render_tiles.PAINT, "white", grey)
     tiles = [Tile("white", "cross"), Tile("red", "fess"), Tile("blue", "pale"), Tile("yellow", "bend")]
-    named = _named(tiles, "herkle")
+    named = names_of(tiles, "herkle")
     assert named[0][2] < MIN_CONFIDENCE
     assert all(conf >= MIN_CONFIDENCE for _, _, conf in named[1:])
 
@@ -132,7 +121,7 @@ def test_no_shield_no_herkle_name() -> None:
     table = body.copy()
     table[3:-3, 3:-3] = (150, 170, 190)  # the table seen through a gap, square, not a shield
     patches = np.concatenate(
-        [_patches([Tile("red", "fess"), Tile("blue", "cross")], "herkle"), np.stack([body, table])]
+        [painted([Tile("red", "fess"), Tile("blue", "cross")], "herkle"), np.stack([body, table])]
     )
     named = classify(measure(patches), np.ones(3), default_prototypes(tileset("herkle")))
     assert (named.confidence[:2] >= MIN_CONFIDENCE).all()
@@ -149,7 +138,7 @@ def test_herkle_white_and_black_learned_under_a_tinted_lamp_are_still_grey() -> 
     }
     calibrated = dataclasses.replace(learned, colours=tinted)
     tiles = [Tile("white", "cross"), Tile("black", "fess"), Tile("red", "fess"), Tile("green", "chevron")]
-    named = classify(measure(_patches(tiles, "herkle")), np.ones(3), calibrated)
+    named = classify(measure(painted(tiles, "herkle")), np.ones(3), calibrated)
     got = list(zip(named.colours, named.shapes, strict=True))
     assert got == [(t.colour, t.shape) for t in tiles]
     assert (named.confidence >= MIN_CONFIDENCE).all()

@@ -19,19 +19,26 @@ from vision.shields import field_colour, shield_outline, view_shields
 HERKLE = tileset("herkle")
 
 
-def test_a_shield_seen_larger_than_its_cell_and_off_its_patch_is_whole_looked_at_again() -> None:
-    # the 36 tiles side by side, each cut a fifth of a cell off its middle in axes that show it 1.11
-    # cells wide (the grid's local axes under drift, a patch pulled aside by its ordinary): every shield
-    # reaches past the window its lit field is read in, and none is whole; looked at again centred on
-    # the shield it shows, in a patch 1.1 cells wide, most are (25), each nearer its tile's middle than
-    # before and within MOVE of the first look, and every one named is named right
+def _side_by_side(*, top: int) -> tuple[list[Tile], np.ndarray]:
+    """The 36 Herkle tiles, six a row, painted side by side from row ``top`` of a working copy eight cells
+    high and six wide of the body's colour."""
     tiles = [Tile(c, s) for c in HERKLE.colours for s in HERKLE.shapes]
     painted = paint_patches(tiles, variant="herkle", rng=np.random.default_rng(3), imperfection=0.3)
     work = np.empty((8 * PATCH, 6 * PATCH, 3), np.uint8)
     work[:] = BODY
     for k, patch in enumerate(painted):
         r, c = divmod(k, 6)
-        work[(r + 1) * PATCH : (r + 2) * PATCH, c * PATCH : (c + 1) * PATCH] = patch
+        work[(r + top) * PATCH : (r + top + 1) * PATCH, c * PATCH : (c + 1) * PATCH] = patch
+    return tiles, work
+
+
+def test_a_shield_seen_larger_than_its_cell_and_off_its_patch_is_whole_looked_at_again() -> None:
+    # the 36 tiles side by side, each cut a fifth of a cell off its middle in axes that show it 1.11
+    # cells wide (the grid's local axes under drift, a patch pulled aside by its ordinary): every shield
+    # reaches past the window its lit field is read in, and none is whole; looked at again centred on
+    # the shield it shows, in a patch 1.1 cells wide, most are (25), each nearer its tile's middle than
+    # before and within MOVE of the first look, and every one named is named right
+    tiles, work = _side_by_side(top=1)
     true = np.array([((k // 6 + 1.5) * PATCH - 0.5, (k % 6 + 0.5) * PATCH - 0.5) for k in range(len(tiles))])
     axes = np.tile(np.eye(2) * PATCH * 0.9, (len(tiles), 1, 1))
     first = true + np.array([0.2 * PATCH, 0.0])
@@ -102,13 +109,7 @@ def _probed_off_their_tiles() -> tuple[np.ndarray, ...]:
     """The 36 tiles side by side on the body's colour and a row of bare body below, the detector's
     shields (all but the black ones), and probes 0.12 of a cell off every cell along its row: the
     working copy, the cells' true centres (42, 2), their axes, which are black, which bare, the probes."""
-    tiles = [Tile(c, s) for c in HERKLE.colours for s in HERKLE.shapes]
-    painted = paint_patches(tiles, variant="herkle", rng=np.random.default_rng(3), imperfection=0.3)
-    work = np.empty((8 * PATCH, 6 * PATCH, 3), np.uint8)
-    work[:] = BODY
-    for k, patch in enumerate(painted):
-        r, c = divmod(k, 6)
-        work[r * PATCH : (r + 1) * PATCH, c * PATCH : (c + 1) * PATCH] = patch
+    tiles, work = _side_by_side(top=0)
     true = np.array([((k // 6 + 0.5) * PATCH - 0.5, (k % 6 + 0.5) * PATCH - 0.5) for k in range(42)])
     axes = np.tile(np.eye(2) * PATCH, (len(true), 1, 1))
     black = np.array([t.colour == "black" for t in tiles] + [False] * 6)
