@@ -30,6 +30,15 @@ def _distances(pts: np.ndarray) -> np.ndarray:
     return d
 
 
+def _beside_holes(gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """Cells (N, 2) of six rows by eight columns, column 3 empty but for its first row, and their points
+    (N, 2) in pixels, the columns from 4 on pulled ``gap`` cells further (a seam beside holes)."""
+    cells = np.array([(r, c) for r in range(6) for c in range(8) if c != 3 or r == 0], np.float64)
+    pulled = cells + np.stack([np.zeros(len(cells)), gap * (cells[:, 1] >= 4)], axis=1)
+    rng = np.random.default_rng(4)
+    return cells, pulled @ rotated_basis(THETA, PITCH).T + (200.0, 150.0) + rng.normal(0, 0.5, cells.shape)
+
+
 def _off_one_grid(points: np.ndarray, cells: np.ndarray) -> float:
     """How far (cells), at worst, the points (N, 2) lie from one regular grid through their cells (N, 2)."""
     steps = (points - points[0]) @ np.linalg.inv(rotated_basis(THETA, PITCH)).T
@@ -63,10 +72,7 @@ def test_a_seam_beside_holes_is_found_by_the_steps_over_them() -> None:
     # column 3 holds one tile, in the first row: two one-cell steps cross the seam before column 4 (too
     # few to tell a seam), while the other rows step over the empty cell and across the gap at once (2.45
     # cells), as beside a layout's holes
-    cells = np.array([(r, c) for r in range(6) for c in range(8) if c != 3 or r == 0], np.float64)
-    pulled = cells + np.stack([np.zeros(len(cells)), 0.45 * (cells[:, 1] >= 4)], axis=1)
-    rng = np.random.default_rng(4)
-    pts = pulled @ rotated_basis(THETA, PITCH).T + (200.0, 150.0) + rng.normal(0, 0.5, cells.shape)
+    cells, pts = _beside_holes(0.45)
     found = without_seams(pts, _distances(pts), THETA, PITCH)
     assert found is not None
     moved, seams = found
@@ -76,7 +82,5 @@ def test_a_seam_beside_holes_is_found_by_the_steps_over_them() -> None:
 
 def test_steps_over_an_empty_cell_without_a_gap_make_no_seam() -> None:
     # the same holes without a gap: the steps over the empty cell measure two cells, no seam
-    cells = np.array([(r, c) for r in range(6) for c in range(8) if c != 3 or r == 0], np.float64)
-    rng = np.random.default_rng(4)
-    pts = cells @ rotated_basis(THETA, PITCH).T + (200.0, 150.0) + rng.normal(0, 0.5, cells.shape)
+    _, pts = _beside_holes(0.0)
     assert without_seams(pts, _distances(pts), THETA, PITCH) is None
