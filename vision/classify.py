@@ -169,10 +169,9 @@ def _named_with_own_noise(
     closed = np.array([prototypes.outline_spreads[k] < OPEN for k in names])  # open: says nothing
     beyond = np.maximum(asymmetry(m.radial) ** 2 - noise**2, 0.0)
     own = np.where(closed, (beyond / 12)[:, None, None], 0.0)
-    plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
-    noisier = np.sqrt((offset**2 / (spread[None] ** 2 + own)).sum(axis=2))
-    if size is not None:  # a cue the outline's noise does not touch
-        plain, noisier = np.hypot(plain, size), np.hypot(noisier, size)
+    plain = _in_spreads((offset / spread[None]) ** 2, size)
+    # (the size: a cue the outline's noise does not touch)
+    noisier = _in_spreads(offset**2 / (spread[None] ** 2 + own), size)
     best = plain.argmin(axis=1)
     rows = np.arange(len(best))
     return best, np.minimum(softmax(plain)[rows, best], softmax(noisier)[rows, best])
@@ -208,8 +207,7 @@ def decision_distances(m: Measurements, prototypes: Prototypes) -> tuple[list[st
     counting the tile's own noise. Half the difference of two squared distances is the log-odds of the
     nearer shape over the other."""
     names, offset, spread, size = _outline_offsets(m, prototypes, light_spreads(prototypes))
-    plain = np.sqrt(((offset / spread[None]) ** 2).sum(axis=2))
-    return names, plain if size is None else np.hypot(plain, size)
+    return names, _in_spreads((offset / spread[None]) ** 2, size)
 
 
 def shape_probabilities(m: Measurements, prototypes: Prototypes) -> tuple[list[str], np.ndarray]:
@@ -231,6 +229,13 @@ def _outline_offsets(
     spread = np.array([spreads[k] for k in names])
     offset = outline(m.radial)[:, None, :] - middle[None]
     return names, offset, spread, size_distance(m, prototypes, names)
+
+
+def _in_spreads(squared: np.ndarray, size: np.ndarray | None) -> np.ndarray:
+    """Each tile's distance (N, K) in spreads from each shape: from its outline's squared offsets (N, K, F)
+    in spreads, joined with the symbol's size distance ``size`` (N, K; None uncalibrated)."""
+    distance = np.sqrt(squared.sum(axis=2))
+    return distance if size is None else np.asarray(np.hypot(distance, size))
 
 
 def light_spreads(prototypes: Prototypes) -> dict[str, np.ndarray]:
