@@ -55,7 +55,7 @@ from vision.lattice import fit_lattice
 from vision.named import Named
 from vision.occupied import Located, occupied
 from vision.prototypes import Prototypes, white_balance
-from vision.shifts import only_shift, rigid_shift
+from vision.shifts import ODDS, agreed_shift, only_shift, rigid_shift
 
 #: At most this many groups are tried.
 PARTS = 6
@@ -235,11 +235,13 @@ def _rigid_cells(
     group of candidates alone; read now, the probes have added tiles on both sides of the gap, so the fit
     holds more points and extrapolates less far. A part further than FAR cells from every read tile
     (beyond a hand it touches none) joins at the shift :func:`vision.shifts.rigid_shift` finds (no
-    fallback to the map's prediction). A nearer part joins only at the one shift of the nine that fits at
-    all, every other leaving a point RIGID_OTHER off (:func:`vision.shifts.only_shift`): a near group the
-    grid left out had two shifts fitting about as well, and the likelihood does not tell those (seams are
-    real gaps), but the read tiles on both sides of a hand's fingers can leave one shift only; there its
-    tiles must break no line (:func:`_breaks`)."""
+    fallback to the map's prediction), or else where every measure of that fit agrees at lesser odds
+    (:func:`vision.shifts.agreed_shift`). A nearer part joins only at the one shift of the nine that fits
+    at all, every other leaving a point RIGID_OTHER off (:func:`vision.shifts.only_shift`): a near group
+    the grid left out had two shifts fitting about as well, and the likelihood alone does not tell those
+    (seams are real gaps), but the read tiles on both sides of a hand's fingers can leave one shift only;
+    or at the map's prediction where the likelihood (at ODDS) and the largest misfits, over all the points
+    and over the part's own, all pick it too. There its tiles must break no line (:func:`_breaks`)."""
     turn = _turn(located, part)
     if turn is None or len(part.cells) < FAR_GROUP:
         return None
@@ -251,6 +253,8 @@ def _rigid_cells(
     frac = located.lattice.cell_of(at) - own
     if distances(placed, at).min() <= FAR * located.lattice.pitch:
         shift = only_shift(placed, keys, at, own, frac)
+        if shift is None:
+            shift = agreed_shift(placed, keys, at, own, frac, odds=ODDS, predicted=True)
         if shift is not None and _breaks(side, own + shift, named):
             return None
     else:
@@ -258,6 +262,8 @@ def _rigid_cells(
         # points fit best: a part's own grid and probes can carry a tile a cell off, which a fit through
         # every point absorbs
         shift = rigid_shift(placed, keys, at, own, frac, fallback=False, recentre=0, own_best=True)
+        if shift is None:
+            shift = agreed_shift(placed, keys, at, own, frac)
     if shift is None:
         return None
     cells = own + shift

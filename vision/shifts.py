@@ -32,6 +32,9 @@ DOUBT = 0.9
 #: is at most 1/ODDS as likely (Gaussian errors of the points from their cells, their spread estimated
 #: from the likeliest shift's fit).
 ODDS = 1000.0
+#: A far part the read tiles and its own points place alike (:func:`agreed_shift`) joins at the likeliest
+#: shift where every other is at most 1/AGREED_ODDS as likely.
+AGREED_ODDS = 50.0
 #: How many times a far group's nine shifts are moved to the edge one that fits best, when none fits.
 RECENTRE = 2
 #: How many placed points nearest to a near group check its shift (:func:`checked_shift`).
@@ -167,6 +170,41 @@ def only_shift(
     return None
 
 
+def agreed_shift(
+    pts: np.ndarray,
+    cells: np.ndarray,
+    group_pts: np.ndarray,
+    group_cells: np.ndarray,
+    frac: np.ndarray,
+    *,
+    odds: float = AGREED_ODDS,
+    predicted: bool = False,
+) -> np.ndarray | None:
+    """The shift of a part, of the whole shift nearest the prediction ``frac`` and the eight around it,
+    that every measure of the fit through the part and the placed points picks, or None: the likeliest
+    (:func:`_likeliest`, every other shift at most 1/``odds`` as likely), which also leaves the least
+    largest misfit over all the points and over the part's own, and no point RIGID_OTHER off; with
+    ``predicted``, only where that is also the shift nearest the prediction.
+
+    Across a hand the rows drift, and no shift fits clearly by its largest misfit; the likelihood alone at
+    1/ODDS leaves out most such parts, and where the measures disagree one of them is misled (a part's own
+    grid carrying a tile a cell off, or drift the homography bends to). Where all three agree, a far part
+    needs a weaker likelihood (AGREED_ODDS: on the hand, 200 px and fresh sets the parts at odds 1/55 to
+    1/800 all lay at their true shift; at 1/20, one of four tiles lay a row off). A near part, which may
+    lie across a seam (a real gap, not the small independent scatter the likelihood assumes), needs ODDS
+    and the map's prediction to agree too (the two near parts the three measures placed a cell off, at
+    odds 1/40,000 and 1/6,600, lay at another shift than the prediction: a Cubes seam, a hand's
+    fingers)."""
+    options = [np.round(median(frac)) + step for step in _AROUND]
+    every, own, squares = _misfits(pts, cells, group_pts, group_cells, options)
+    best = _likeliest(squares, len(pts) + len(group_pts), odds=odds)
+    if best is None or every[best] >= RIGID_OTHER or every[best] > min(every) or own[best] > min(own):
+        return None
+    if predicted and best != _CENTRE:
+        return None
+    return np.asarray(options[best], np.int64)
+
+
 def _clear_fit(
     options: list[np.ndarray],
     every: list[float],
@@ -300,9 +338,9 @@ def _affine_misfit(
     return float(np.abs(design @ m - dst).max())
 
 
-def _likeliest(squares: list[float], count: int) -> int | None:
+def _likeliest(squares: list[float], count: int, *, odds: float = ODDS) -> int | None:
     """Of the shifts whose fits through ``count`` points leave the sums of squared distances ``squares``
-    (cells²), the one every other is at most 1/ODDS as likely as, or None: under Gaussian errors of
+    (cells²), the one every other is at most 1/``odds`` as likely as, or None: under Gaussian errors of
     variance σ² (estimated from the best fit, with 2·count − 8 degrees of freedom) a fit leaving ``s`` is
     ``exp((best − s) / 2σ²)`` times as likely as the best. A max misfit hides the cost of a wrong shift: a
     homography bends its perspective to keep every point near a cell, at a price spread over them all."""
@@ -312,7 +350,7 @@ def _likeliest(squares: list[float], count: int) -> int | None:
     order = np.argsort(squares)
     best, runner = squares[order[0]], squares[order[1]]
     variance = max(best / freedom, 1e-12)
-    return int(order[0]) if (runner - best) / (2 * variance) >= np.log(ODDS) else None
+    return int(order[0]) if (runner - best) / (2 * variance) >= np.log(odds) else None
 
 
 def _misfits(

@@ -241,3 +241,28 @@ def test_a_group_of_cubes_left_out_across_a_seam_joins_where_the_rules_put_it(
     alone = score()
     assert joined.right >= alone.right + 15, (joined.summary(), alone.summary())
     assert joined.wrong + joined.extra <= alone.wrong + alone.extra
+
+
+@pytest.mark.parametrize(
+    ("frame", "conditions", "gain"),
+    [
+        # frame 194 of the set with a hand in every frame: a part of 8 tiles beyond the hand, 3.3 cells from
+        # the read tiles; no shift fits clearly (the best leaves a point 0.25 off) and the likeliest is only
+        # about 800 times likelier than the next, but it also fits all the points and the part's own best
+        (194, {"hand": 1.0}, 7),
+        # frame 36 of the warm set: a near part of 5 tiles the rules cannot place, two shifts fitting within
+        # 0.3 of a cell; the one the map predicts is also far the likeliest and fits best by both largest
+        # misfits
+        (36, {"light": "warm"}, 5),
+    ],
+)
+def test_a_part_every_measure_of_the_fit_puts_at_one_shift_joins_there(
+    frame: int, conditions: dict[str, object], gain: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scene = random_scene(seed=frame_seed(31, frame), variant="classic", size=(768, 1024), **conditions)
+    out = render(scene)
+    joined = _score(out)
+    monkeypatch.setattr(rejoin, "agreed_shift", lambda *_, **__: None)
+    alone = _score(out)
+    assert joined.right >= alone.right + gain, (joined.summary(), alone.summary())
+    assert joined.wrong + joined.extra <= alone.wrong + alone.extra

@@ -324,3 +324,66 @@ def test_a_near_group_two_shifts_fit_is_left_out(offset: float) -> None:
     pts, cells, group_pts, group_cells = _block_and_group(offset)[0]
     frac = np.array([0.0, offset]) + np.zeros((len(group_cells), 2))
     assert only_shift(pts, cells, group_pts, group_cells, frac) is None
+
+
+def _nine_fits(
+    monkeypatch: pytest.MonkeyPatch, every: list[float], own: list[float], squares: list[float]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The arguments of a far part's shift (16 placed points, a part of 4 around (3, 7)), its nine fits
+    given: misfits over all points, over the part's own, and sums of squares."""
+    monkeypatch.setattr(shifts, "_misfits", lambda *args: (every, own, squares))
+    pts, cells = np.zeros((16, 2)), np.zeros((16, 2), np.int64)
+    group_pts, group_cells = np.zeros((4, 2)), np.zeros((4, 2), np.int64)
+    return pts, cells, group_pts, group_cells, np.array([3.2, 6.9]) + np.zeros((4, 2))
+
+
+@pytest.mark.parametrize("odds", [60.0, 500.0])
+def test_a_far_part_every_measure_puts_at_one_shift_joins_there_at_lesser_odds(
+    monkeypatch: pytest.MonkeyPatch, odds: float
+) -> None:
+    # drifting rows: no shift fits clearly (0.24 against 0.26 and more), the one below the prediction is
+    # the likeliest by less than ODDS, and it also fits all the points and the part's own best
+    every, own = [0.3] * 9, [0.3] * 9
+    every[7], own[7], every[4], own[4] = 0.24, 0.2, 0.26, 0.22
+    squares = [2.0] * 9
+    squares[7] = 1.0  # 20 points, 32 degrees of freedom: odds e^(16 (runner - 1))
+    squares[4] = 1.0 + math.log(odds) / 16
+    args = _nine_fits(monkeypatch, every, own, squares)
+    assert rigid_shift(*args, fallback=False, recentre=0, own_best=True) is None
+    assert _listed(shifts.agreed_shift(*args)) == [4, 7]
+
+
+@pytest.mark.parametrize("odds", [20.0, 60.0])
+def test_a_far_part_the_measures_place_apart_or_too_close_to_another_is_left_out(
+    monkeypatch: pytest.MonkeyPatch, odds: float
+) -> None:
+    every, own = [0.3] * 9, [0.3] * 9
+    every[7], own[7], every[4], own[4] = 0.24, 0.2, 0.26, 0.22
+    squares = [2.0] * 9
+    squares[7], squares[4] = 1.0, 1.0 + math.log(odds) / 16
+    if odds > shifts.AGREED_ODDS:
+        own[4] = 0.15  # the part's own points fit the prediction best
+    assert shifts.agreed_shift(*_nine_fits(monkeypatch, every, own, squares)) is None
+    own[4] = 0.22
+    every[5] = 0.2  # another shift leaves the least largest misfit
+    assert shifts.agreed_shift(*_nine_fits(monkeypatch, every, own, squares)) is None
+
+
+def test_a_near_part_joins_by_its_measures_only_at_the_maps_prediction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every measure picks the shift below the prediction, far likelier than the rest: a near part (which
+    # may lie across a seam) is left out there, and taken where the map's prediction is that shift too
+    every, own = [0.35] * 9, [0.35] * 9
+    every[7], own[7] = 0.24, 0.2
+    squares = [2.0] * 9
+    squares[7] = 1.0
+    args = _nine_fits(monkeypatch, every, own, squares)
+    assert _listed(shifts.agreed_shift(*args, odds=shifts.ODDS)) == [4, 7]
+    assert shifts.agreed_shift(*args, odds=shifts.ODDS, predicted=True) is None
+    every[4], own[4], squares[4] = every[7], own[7], squares[7]
+    every[7], own[7], squares[7] = 0.35, 0.35, 2.0
+    assert _listed(shifts.agreed_shift(*_nine_fits(monkeypatch, every, own, squares), predicted=True)) == [
+        3,
+        7,
+    ]
