@@ -106,7 +106,8 @@ def rigid_shift(
     FAR_OFF_GRID of a whole shift, fits the group's own points there (none RIGID_OTHER off) and no other
     shift both fits (no point RIGID_OTHER off) and fits better, all the points or the group's own: the grid
     through everything would contradict the map. Without ``fallback`` (a group of one or two tiles, which
-    may fit some shift by chance) only a clear fit joins.
+    may fit some shift by chance) only a clear fit joins, nor with fewer placed points than the group holds
+    (a map through five placed tiles put a group of eight a cell off on a fresh Cubes frame).
 
     Where no shift is clear by its largest misfit, the likeliest joins when every point lies within
     RIGID_FIT of its cell there, or none RIGID_OTHER off and the group's own points fit it best of the
@@ -137,7 +138,8 @@ def rigid_shift(
         around = [around[nearest] + step for step in _AROUND]
         misfits = _misfits(pts, cells, group_pts, group_cells, around)
         found = _clear_fit(around, *misfits, count, one_grid=one_grid, own_best=own_best)
-    if found is not None or not fallback:
+    if found is not None or not fallback or len(pts) < len(group_pts):
+        # the map's prediction alone places a group only from at least as many placed points as it holds
         return found
     here = _CENTRE
     rivals = [

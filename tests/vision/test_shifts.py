@@ -181,6 +181,19 @@ def test_without_the_fallback_a_far_group_no_shift_fits_clearly_is_left_out(
     assert rigid_shift(pts, cells, group_pts, group_cells, frac, fallback=False, one_grid=False) is None
 
 
+def test_a_far_group_is_kept_at_the_prediction_only_from_as_many_placed_points() -> None:
+    # beside drifting rows no shift fits a far group of eight clearly; the map puts it a tenth of a cell
+    # from its true shift. Eight placed points may carry that prediction; seven, fewer than the group's
+    # own, are too few to place it (a fresh Cubes frame: five placed tiles put a group of eight a cell off)
+    group = [(r, c) for r in range(4) for c in range(2)]
+    pts, cells, group_pts, group_cells = _far_group(0.14, group, (1, 8))
+    frac = np.array([1.1, 8.1]) + np.zeros((len(group), 2))
+    eight, seven = [0, 2, 4, 10, 14, 20, 22, 24], [0, 4, 6, 12, 18, 20, 24]
+    kept = rigid_shift(pts[eight], cells[eight], group_pts, group_cells, frac, one_grid=False)
+    assert kept is not None and kept.tolist() == [1, 8]
+    assert rigid_shift(pts[seven], cells[seven], group_pts, group_cells, frac, one_grid=False) is None
+
+
 @pytest.mark.parametrize("push", [0.45, 0.5])
 def test_a_group_no_shift_fits_is_not_kept_where_another_fits_clearly_better(push: float) -> None:
     # the group belongs at column 5, but one of its tiles is pushed askew down its column: no shift leaves
