@@ -313,3 +313,29 @@ def test_a_calibrated_shape_its_photo_leaves_in_doubt_is_uncertain() -> None:
     assert doubted[0] == DOUBTED < MIN_CONFIDENCE
     assert np.array_equal(doubted[1:], before.shape_confidence[1:])  # another colour, another shape
     assert np.array_equal(names_of(odds - 0.1), before.shape_confidence)
+
+
+def test_a_blurred_diamond_is_no_confident_clover() -> None:
+    """Blur takes a diamond's sharp corners, its eightfold harmonic, toward nothing: in the diamond's
+    narrow spreads that lay further than the clover's wide ones, and a blurred diamond, its fourfold
+    harmonic below every clover's, was named a clover with confidence. Counted in blur's way the
+    diamond is nearer; the two ways disagree, so the tile is uncertain. Sharp symbols keep their names."""
+    from vision.classify import name_shapes
+    from vision.outline import RAYS
+
+    plain = default_prototypes(tileset("classic"))
+    turn = np.arange(RAYS) * 2 * np.pi / RAYS
+    measured = measure(painted([Tile("red", "diamond")], "classic"))
+
+    def named(h4: float, h8: float, h12: float) -> tuple[str, float]:
+        profile = 1 + h4 * np.cos(4 * turn) + h8 * np.cos(8 * turn) + h12 * np.cos(12 * turn)
+        m = dataclasses.replace(measured, radial=profile[None].astype(np.float32))
+        shapes, confidence, _ = name_shapes(m, plain)
+        return shapes[0], float(confidence[0])
+
+    for shape in ("diamond", "clover"):
+        h4, h8, _, h12 = plain.outlines[shape]
+        assert named(h4, h8, h12) == (shape, pytest.approx(1.0, abs=0.05))
+    # a diamond blurred on a tilted camera's far side (tilt 35 degrees: fourfold 0.115, eightfold 0.005)
+    shape, confidence = named(0.115, 0.005, 0.004)
+    assert confidence < MIN_CONFIDENCE

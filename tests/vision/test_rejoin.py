@@ -11,7 +11,7 @@ import pytest
 
 from calibration.lighting import SHIFTS, shift_light
 from table import Board, Tile, tileset
-from vision import lattice, reader, rejoin, shield_detect
+from vision import classify, lattice, reader, rejoin, shield_detect
 from vision.evaluate import Tally, score_frame
 from vision.named import Named
 from vision.rejoin import Side, _breaks, _verdict
@@ -192,8 +192,10 @@ def test_a_part_between_fingers_whose_tiles_break_a_line_is_left_out(monkeypatch
     # alone fits a part of 5 tiles between the fingers, but it names a blurred blue diamond a clover, and its
     # row then holds two blue clovers. Joined, that tile would be a wrong one. (The rules' doubt of a shape
     # the photo leaves open, vision.line_doubts, now leaves that clover uncertain as well: switched off here,
-    # so that this guard is tested alone.)
+    # so that this guard is tested alone; and so is vision.classify's blur rule, BLUR_REACH, which leaves
+    # that blurred diamond uncertain too.)
     monkeypatch.setattr(reader, "doubted", lambda named, *_, **__: named)
+    monkeypatch.setattr(classify, "BLUR_REACH", 0.0)
     out = render(random_scene(seed=frame_seed(232, 86), variant="classic", size=(768, 1024), hand=1.0))
     kept = _score(out)
     monkeypatch.setattr(rejoin, "_breaks", lambda *_: False)
