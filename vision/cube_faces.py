@@ -45,11 +45,12 @@ def without_holes(located: Located, *, shapes: Prototypes | None = None) -> Loca
     HOLE_CHROMA): among Qwirkle Cubes, a hole in the layout is a well walled by the neighbours' dark
     sides, and the table at its bottom is a square framed in black, which passes every test a symbol on
     its body does; so does the table framed by four flat tiles' bodies. (Not on Connect's printed board,
-    whose white squares lie as close to its white tiles' measured paint.) Given the edition's ``shapes``
-    (flat tiles), a cell whose symbol these name as the reader would name a tile (with its confidence and
-    fit cuts, :data:`vision.reader.MIN_CONFIDENCE` and :data:`vision.reader.MAX_FIT`) a shape the
-    table framed by four bodies does not pass for (HOLE_LIKE: a blunt square, or one blurred round) is
-    kept: a tile of the table's colour (green on green felt) shows its own shape."""
+    whose white squares lie as close to its white tiles' measured paint.) Given ``shapes`` (the edition's,
+    or among cubes the prototypes the tiles are named with), a cell whose symbol these name as the reader
+    would name a tile (with its confidence and fit cuts, :data:`vision.reader.MIN_CONFIDENCE` and
+    :data:`vision.reader.MAX_FIT`) a shape the table framed by four bodies does not pass for (HOLE_LIKE: a
+    blunt square, or one blurred round) is kept: a tile of the table's colour (green on green felt) shows
+    its own shape."""
     table = table_colour(located.work, located.lattice, located.cells)
     if table is None:
         return located

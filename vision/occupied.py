@@ -54,7 +54,7 @@ from vision.paint_checks import (
 )
 from vision.patches import cut_patches as _cut
 from vision.probe_look import RECENTRE, away_from, look, past_table, within_cells
-from vision.prototypes import HOLES_BY_COLOUR, default_prototypes
+from vision.prototypes import HOLES_BY_COLOUR, Prototypes, default_prototypes
 from vision.recut import recut, squared
 from vision.shield_detect import truer_axes
 from vision.shield_probes import PROBE_LOOKS, Shields, recentred_shields, searched, whole_shields
@@ -115,6 +115,7 @@ def occupied(
     *,
     tileset: str | None = None,
     refit: bool = True,
+    shapes: Prototypes | None = None,
 ) -> Located | None:
     """Measure the cells of the placed candidates, then look for missed tiles next to them (``tileset``
     "herkle": whole shields too, see :func:`vision.shield_probes.whole_shields`; "cubes": without the holes
@@ -122,7 +123,9 @@ def occupied(
     ``refit``: where the grid is a similarity, cut the patches again in the map through the tiles found
     (:func:`vision.recut.recut`); a group the grid left out, read on its own (:mod:`vision.rejoin`), lies
     across a seam the grid could not resolve, and a map through a few of its tiles takes a tile a cell off
-    for foreshortening."""
+    for foreshortening. ``shapes``: the prototypes the tiles are named with (a calibration's; default the
+    edition's), by which a cell among cubes that shows the table's colour is kept where they name a shape a
+    hole in the layout does not show (:func:`vision.cube_faces.without_holes`)."""
     cells = lattice.cells[lattice.placed]
     centres = blobs.centres[lattice.placed]
     cut = foreshortened(lattice.homography, cells.astype(np.float64), centres, within=STEADY)
@@ -189,7 +192,9 @@ def occupied(
     elif not cut[2, :2].any():
         located = squared(located, cut, within=STEADY)
     if tileset == "cubes":
-        return without_side_faces(without_holes(located), cut)
+        # a green cube on green felt shows its own shape, a hole the table framed by the walls around it
+        known = default_prototypes(edition(tileset)) if shapes is None else shapes
+        return without_side_faces(without_holes(located, shapes=known), cut)
     # a hole in a layout of flat tiles too shows the table framed by its four neighbours' bodies: on three
     # rendered sets (colour-blind, tilt 20° and 35°, seed 31) 97 of 106 such holes had paint as close to the
     # table's, and 1 of 655 tiles ringed by four others (a green starburst on green felt in dim light)

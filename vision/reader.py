@@ -94,7 +94,7 @@ def read_table(
     prototypes = calibration or default_prototypes(tileset)
     if layout is None:
         spotted = candidates(image, tileset=tileset.name)
-        first = None if spotted is None else occupied(*spotted, tileset=tileset.name)
+        first = None if spotted is None else occupied(*spotted, tileset=tileset.name, shapes=prototypes)
         if spotted is None or first is None:
             return Reading((), (), _ms(started), {})
         named = classify(first.measured, white_balance(first.measured.body), prototypes)

@@ -139,7 +139,9 @@ def rejoined(
         rest = blobs.take(left)
         alone = fit_lattice(rest.centres, rest.extents, join=False, seams=tileset != "herkle")
         left[np.flatnonzero(left)[alone.placed]] = False
-        part = occupied(located.work, located.scale, rest, alone, tileset=tileset, refit=False)
+        part = occupied(
+            located.work, located.scale, rest, alone, tileset=tileset, refit=False, shapes=prototypes
+        )
         if part is None:
             continue
         part = part.take(~seen(part.centres, np.array(side.centres), pitch))  # probes find read tiles again

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -19,6 +20,7 @@ from vision.detect import Blobs
 from vision.evaluate import score_frame
 from vision.geometry import foreshortened, local_axes
 from vision.lattice import Lattice, fit_lattice
+from vision.prototypes import default_prototypes
 from vision.render import random_scene, render
 from vision.shields import view_shields
 from vision.symbol_candidates import candidates
@@ -590,13 +592,13 @@ def test_a_probe_steps_away_from_the_tiles_beside_it_only_where_they_lie_on_one_
     assert not probe_look.away_from(cells, probe, leaning, steady).any()
 
 
-@pytest.mark.parametrize("edition", ["classic", "colour-blind"])
-def test_a_flat_tile_of_the_tables_colour_is_no_hole_where_it_shows_its_shape(
+@pytest.mark.parametrize("edition", ["classic", "colour-blind", "cubes"])
+def test_a_tile_of_the_tables_colour_is_no_hole_where_it_shows_its_shape(
     edition: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # nine flat tiles on green felt, the middle one a criss-cross painted the felt's green: its paint is
-    # the table's colour and four tiles ring it, as round a hole, but it shows a criss-cross, not the blunt
-    # square the table framed by four bodies shows: a tile
+    # nine flat tiles (or cube tops) on green felt, the middle one a criss-cross painted the felt's green:
+    # its paint is the table's colour and four tiles ring it, as round a hole, but it shows a criss-cross,
+    # not the blunt square the table framed by four bodies (or walls) shows: a tile
     def cross(work: np.ndarray, y: int, x: int) -> None:
         # (the colour-blind edition paints its symbols fatter, round its inner mark)
         fat = edition == "colour-blind"
@@ -628,3 +630,26 @@ def test_a_probe_takes_a_symbol_whose_frame_shows_the_table_past_its_body() -> N
     taken = probe_look.past_table(patches, p, np.ones(3, bool), table, paint_checks.MIN_CONTRAST)
     assert taken.tolist() == [True, False, False]
     assert patches[0, :4].max() < 40 and np.array_equal(patches[1:], before[1:])
+
+
+def test_holes_among_cubes_are_told_by_the_shapes_the_tiles_are_named_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a calibration's prototypes name a dim green cube on green felt surely where the edition's do not: the
+    # hole test among cubes takes the shapes the reader names with
+    seen: list[object] = []
+
+    def holes(located: occupied.Located, *, shapes: object = None) -> occupied.Located:
+        seen.append(shapes)
+        return located
+
+    monkeypatch.setattr(occupied, "without_holes", holes)
+    learned = default_prototypes(tileset("cubes"))
+    learned = replace(learned, shape_spread=learned.shape_spread * 2)
+    work = _faint_middle()
+    points = np.array([(100 + 40 * r, 100 + 40 * c) for r in range(3) for c in range(3)], float)
+    grid = fit_lattice(points, np.full(9, 20.0))
+    blobs = Blobs(points, np.full(9, 20.0), np.full(9, 300.0))
+    occupied.occupied(work, 1.0, blobs, grid, tileset="cubes", shapes=learned)
+    occupied.occupied(work, 1.0, blobs, grid, tileset="cubes")
+    assert seen[0] is learned and seen[1] is not learned and seen[1].tileset == "cubes"
